@@ -1,0 +1,1 @@
+"""`pyir build` (being written)."""

@@ -1,0 +1,1 @@
+"""`pyir grad` (being written)."""

@@ -1,0 +1,1 @@
+"""`pyir inspect` (being written)."""

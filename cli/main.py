@@ -1,0 +1,55 @@
+"""The `pyir` command: a click group whose verbs are thin wrappers over the library.
+
+A user's mistake (any PyirError, a missing file) prints one line on stderr and exits 1;
+no traceback. Each verb lives in its own module of this package.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from pyir.errors import PyirError
+
+
+class PyirGroup(click.Group):
+    """Turns PyirError into `pyir <verb>: error: <message>` and exit status 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except PyirError as e:
+            click.echo(f"pyir: error: {e}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=PyirGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pyir")
+def main():
+    """pyir: build, differentiate, inspect and run Paddle-compatible programs with numpy.
+
+    \b
+      pyir build model.py -o model.pb      write the program a model file builds
+      pyir run model.pb --feed x.npy       run it and print the outputs
+      pyir grad model.pb -o train.pb       append backward ops
+      pyir inspect model.pb                show the graph (never runs anything)
+      pyir ops                             list the ops pyir can run
+    """
+
+
+def _register() -> None:
+    import importlib
+
+    for module, name in (("build", "build"), ("run", "run"), ("grad", "grad"),
+                         ("inspect", "inspect_cmd"), ("ops", "ops")):
+        mod = importlib.import_module(f"pyir.cli.{module}")
+        command = getattr(mod, name, None)
+        if command is not None:
+            main.add_command(command)
+
+
+_register()
+
+if __name__ == "__main__":
+    main()

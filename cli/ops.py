@@ -1,0 +1,1 @@
+"""`pyir ops` (being written)."""

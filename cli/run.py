@@ -1,0 +1,1 @@
+"""`pyir run` (being written)."""

@@ -1,0 +1,55 @@
+"""pyir: Paddle-compatible programs with Python-defined operators, run anywhere with numpy.
+
+Change `import paddle` to `import pyir as paddle`: build with the `paddle.static` API,
+save with `save_inference_model` or `pyir build`, run with `pyir run` or `Executor`.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+import numpy as np
+
+from . import ops as _ops  # noqa: F401  (fills the registry)
+from .errors import PyirError
+from .framework import Program, Variable
+from .layer_helper import ParamAttr
+from .random import seed
+
+__version__ = "0.1.0"
+
+float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
+int8, int16, int32, int64 = np.dtype("int8"), np.dtype("int16"), np.dtype("int32"), np.dtype("int64")
+uint8, bool = np.dtype("uint8"), np.dtype("bool")  # noqa: A001 - Paddle spells it paddle.bool
+
+
+class CPUPlace:
+    """The only place pyir runs on; accepted wherever Paddle takes a place."""
+
+    def __repr__(self) -> str:
+        return "Place(cpu)"
+
+
+CUDAPlace = CPUPlace
+
+_static_mode = [False]
+
+
+def enable_static() -> None:
+    """Creation functions (ones, full, randn, ...) build ops instead of making eager tensors."""
+    _static_mode[0] = True
+
+
+def disable_static(place=None) -> None:
+    _static_mode[0] = False
+
+
+def in_dynamic_mode() -> _builtins.bool:
+    return not _static_mode[0]
+
+
+# The public API of each part; every module lists its own names in __all__.
+from .tensor import *  # noqa: E402,F401,F403
+from .callables import *  # noqa: E402,F401,F403
+from .eager import *  # noqa: E402,F401,F403
+from . import autograd, fluid, nn, optimizer, static  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""pyir.fluid: the fluid-era names seed 000 uses (being written)."""

@@ -1,0 +1,1 @@
+"""pyir.nn: functional ops, Linear, losses (being written)."""

@@ -1,0 +1,20 @@
+"""The one place op modules are imported: after `import pyir.ops` the registry is complete.
+
+Each family module registers its ops (forward and `_grad` together) when imported.
+"""
+
+from ..errors import PyirError
+from ..registry import OPS
+from . import (activation, elementwise, manipulation, math, nn, optimizer, py_func,  # noqa: F401
+               pylayer, reduce, tensor)
+
+
+def _validate_registry() -> None:
+    """Cross-op checks that need every op registered: grad_of names a registered op."""
+    for opdef in OPS.values():
+        if opdef.grad_of is not None and opdef.grad_of not in OPS:
+            raise PyirError(f"op {opdef.type!r} says it is the gradient of unknown op "
+                            f"{opdef.grad_of!r}")
+
+
+_validate_registry()

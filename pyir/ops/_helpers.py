@@ -1,0 +1,121 @@
+"""Shared pieces of op definitions: inference helpers, the one `unbroadcast`, grad makers.
+
+Inference helpers return `infer` functions; most ops need exactly one of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..registry import GradOp, VarSpec
+
+GRAD_SUFFIX = "@GRAD"
+EMPTY_VAR = "@EMPTY@"  # Paddle's name for "no variable here"
+
+
+def grad_name(name: str) -> str:
+    """x -> x@GRAD"""
+    return name + GRAD_SUFFIX
+
+
+# --- inference ------------------------------------------------------------------------------
+def same_as(slot: str, out: str = "Out", dtype=None):
+    """Out has the shape (and dtype, unless given) of input `slot`."""
+
+    def infer(ctx):
+        x = ctx.input(slot)
+        return {out: VarSpec(x.shape, dtypes.to_numpy(dtype) if dtype else x.dtype)}
+
+    return infer
+
+
+def broadcast_shape(a: tuple, b: tuple) -> tuple:
+    """numpy broadcasting of two shapes with -1 for unknown dims."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == 1:
+            out.append(y)
+        elif y == 1 or x == y:
+            out.append(x)
+        elif x == -1 or y == -1:
+            out.append(max(x, y))
+        else:
+            raise ValueError(f"shapes {list(a)} and {list(b)} do not broadcast")
+    return tuple(out)
+
+
+def align_for_axis(x_shape: tuple, y_shape: tuple, axis: int) -> tuple:
+    """Paddle's elementwise `axis`: the shape Y takes so numpy broadcasting lines it up with X.
+
+    axis = -1 is numpy's trailing alignment; otherwise Y's dims start at X's dim `axis`.
+    """
+    if axis == -1 or len(y_shape) >= len(x_shape):
+        return tuple(y_shape)
+    y_shape = tuple(y_shape)
+    while y_shape and y_shape[-1] == 1 and axis + len(y_shape) > len(x_shape):
+        y_shape = y_shape[:-1]  # Paddle trims trailing 1s that would not fit
+    return (1,) * axis + y_shape + (1,) * (len(x_shape) - axis - len(y_shape))
+
+
+def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum `grad` down to `shape`: the gradient of numpy broadcasting. The only copy of this."""
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, d in enumerate(shape) if d == 1 and grad.shape[i + lead] != 1)
+    out = grad.sum(axis=axes, keepdims=True) if axes else grad
+    return out.reshape(shape)
+
+
+# --- gradient makers --------------------------------------------------------------------------
+def default_grad(grad_type: str, uses=None, attrs=True):
+    """Paddle's default GradOpMaker: one `<type>_grad` op.
+
+    Its inputs are the forward slots named in `uses` (default: every forward input) plus
+    `<out>@GRAD` for every output; its outputs are `<in>@GRAD` for every input slot that
+    can have a gradient. Forward attributes are copied unless `attrs=False`.
+    """
+
+    def make(op, opdef):
+        wanted = [s.name for s in opdef.inputs] if uses is None else list(uses)
+        inputs = {}
+        for slot in wanted:
+            if opdef.input_slot(slot) is not None:
+                inputs[slot] = op.input(slot)
+            else:
+                inputs[slot] = op.output(slot)
+        for s in opdef.outputs:
+            inputs[grad_name(s.name)] = [grad_name(n) for n in op.output(s.name)]
+        outputs = {grad_name(s.name): [grad_name(n) for n in op.input(s.name)]
+                   for s in opdef.inputs if not s.no_grad}
+        copied = {a.name: op.attrs[a.name] for a in opdef.attrs if a.name in op.attrs} \
+            if attrs else {}
+        return [GradOp(grad_type, inputs, outputs, copied)]
+
+    return make
+
+
+# --- examples ---------------------------------------------------------------------------------
+_rng = np.random.default_rng(20261122)
+
+
+def rand(*shape, dtype="float32", low=-1.0, high=1.0) -> np.ndarray:
+    """Deterministic random example data."""
+    return _rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def rand_positive(*shape, dtype="float32") -> np.ndarray:
+    return _rng.uniform(0.5, 2.0, size=shape).astype(dtype)
+
+
+def rng_for(seed: int) -> np.random.Generator:
+    """The generator a random op uses: fixed by a nonzero `seed`, else the global stream."""
+    from .. import random as pyir_random
+
+    return np.random.default_rng(seed) if seed else pyir_random.generator()

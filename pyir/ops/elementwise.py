@@ -1,0 +1,96 @@
+"""Binary elementwise ops with Paddle's `axis` broadcasting, and their gradients.
+
+Each op is one `_binary(...)` call: its forward formula and the two partial derivatives.
+Gradients go through the shared `unbroadcast`, so broadcast cases need no code of their own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import Attr, Example, Slot, VarSpec, register_op
+from ..registry import AttrType as T
+from ._helpers import align_for_axis, broadcast_shape, default_grad, rand, rand_positive, \
+    unbroadcast
+
+
+def _infer_binary(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    axis = ctx.attr("axis")
+    if len(x.shape) >= len(y.shape):
+        shape = broadcast_shape(x.shape, align_for_axis(x.shape, y.shape, axis))
+    else:
+        shape = broadcast_shape(align_for_axis(y.shape, x.shape, axis), y.shape)
+    return {"Out": VarSpec(shape, x.dtype)}
+
+
+def _aligned(X, Y, axis):
+    """X and Y reshaped so numpy broadcasting follows Paddle's `axis` rule."""
+    if axis == -1 or X.ndim == Y.ndim:
+        return X, Y
+    if X.ndim > Y.ndim:
+        return X, Y.reshape(align_for_axis(X.shape, Y.shape, axis))
+    return X.reshape(align_for_axis(Y.shape, X.shape, axis)), Y
+
+
+def _examples(forward, positive=False):
+    make = rand_positive if positive else rand
+    return [
+        Example({"X": make(3, 4), "Y": make(3, 4)}, {"axis": -1},
+                lambda X, Y, axis: {"Out": forward(X, Y)}),
+        Example({"X": make(2, 3, 4), "Y": make(4)}, {"axis": -1},
+                lambda X, Y, axis: {"Out": forward(X, Y)}),
+        Example({"X": make(2, 3, 4), "Y": make(3)}, {"axis": 1},
+                lambda X, Y, axis: {"Out": forward(X, Y[None, :, None])}),
+        Example({"X": make(2, 3, 4, 5), "Y": make(3, 4)}, {"axis": 1},
+                lambda X, Y, axis: {"Out": forward(X, Y[None, :, :, None])}),
+        Example({"X": make(3, 1), "Y": make(1, 4)}, {"axis": -1},
+                lambda X, Y, axis: {"Out": forward(X, Y)}),
+    ]
+
+
+def _binary(name, forward, dx, dy, doc, positive=False, differentiable=True):
+    """Register `elementwise_<name>` and, when differentiable, `elementwise_<name>_grad`.
+
+    dx(x, y, dout) and dy(x, y, dout) are the un-reduced partial gradients. (Paddle's
+    div grad also passes Out; pyir accepts it and does not need it.)
+    """
+    op_type = f"elementwise_{name}"
+    attrs = [Attr("axis", T.INT, -1)]
+
+    @register_op(op_type, inputs=["X", "Y"], outputs=["Out"], attrs=attrs, infer=_infer_binary,
+                 grad=default_grad(f"{op_type}_grad", uses=["X", "Y"])
+                 if differentiable else None,
+                 doc=doc, examples=_examples(forward, positive))
+    def kernel(X, Y, axis):
+        x, y = _aligned(X, Y, axis)
+        return {"Out": forward(x, y).astype(X.dtype, copy=False)}
+
+    if not differentiable:
+        return
+
+    @register_op(f"{op_type}_grad",
+                 inputs=["X", "Y", Slot("Out", dispensable=True), "Out@GRAD"],
+                 outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
+                 attrs=attrs, grad_of=op_type, doc=f"gradient of {op_type}")
+    def grad_kernel(X, Y, Out, Out_grad, axis):
+        x, y = _aligned(X, Y, axis)
+        return {"X@GRAD": unbroadcast(dx(x, y, Out_grad), X.shape).astype(X.dtype, copy=False),
+                "Y@GRAD": unbroadcast(dy(x, y, Out_grad), Y.shape).astype(Y.dtype, copy=False)}
+
+
+_binary("add", np.add, lambda x, y, g: g, lambda x, y, g: g, "Out = X + Y")
+_binary("sub", np.subtract, lambda x, y, g: g, lambda x, y, g: -g, "Out = X - Y")
+_binary("mul", np.multiply, lambda x, y, g: g * y, lambda x, y, g: g * x, "Out = X * Y")
+_binary("div", np.divide, lambda x, y, g: g / y, lambda x, y, g: -g * x / (y * y),
+        "Out = X / Y", positive=True)
+_binary("pow", np.power, lambda x, y, g: g * y * np.power(x, y - 1),
+        lambda x, y, g: g * np.power(x, y) * np.log(x), "Out = X ** Y", positive=True)
+_binary("max", np.maximum, lambda x, y, g: g * (x >= y), lambda x, y, g: g * (x < y),
+        "Out = maximum(X, Y)")
+_binary("min", np.minimum, lambda x, y, g: g * (x <= y), lambda x, y, g: g * (x > y),
+        "Out = minimum(X, Y)")
+_binary("floordiv", np.floor_divide, None, None, "Out = floor(X / Y)", positive=True,
+        differentiable=False)
+_binary("mod", np.mod, None, None, "Out = X mod Y (sign of Y, as Python)", positive=True,
+        differentiable=False)

@@ -1,0 +1,231 @@
+"""Compile (program, feeds, fetches) into a Plan once; `executor.py` runs it.
+
+    compile_plan(program, feed_names, fetch_names, block_idx)
+      +-- check_program            verify against the registry (once per program version)
+      +-- _select_ops              prune to ops that reach a fetch, write a persistable
+      |                            variable or have side effects; feed/fetch ops bind names
+      +-- _make_step (per op)      resolve kernel + attributes (+ `prepare` for runtime
+      |                            values such as py_func callables or sub-block plans)
+      +-- _release_lists           free each intermediate after its last use
+
+A Step holds everything its op needs at run time: the bound kernel, the input names per
+kernel parameter, the output names with their declared dtypes, and what to release after.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import registry
+from .checker import EMPTY_VAR, check_program
+from .errors import CheckError, KernelError, Where
+from .framework import Program
+
+
+@dataclass(eq=False)
+class Step:
+    fn: object                      # kernel with attributes (and runtime values) bound
+    args: tuple                     # per input slot: name | tuple of names | None
+    simple: bool                    # every input slot is one name: gather with one comprehension
+    outs: tuple                     # per output slot: (slot, name | tuple[names], dtype(s))
+    where: Where
+    release: tuple = ()
+
+    def gather(self, env: dict) -> list:
+        if self.simple:
+            return [env[n] for n in self.args]
+        out = []
+        for a in self.args:
+            if a is None:
+                out.append(None)
+            elif isinstance(a, tuple):
+                out.append([env.get(n) for n in a])
+            else:
+                out.append(env[a])
+        return out
+
+    def store(self, results: dict, env: dict) -> None:
+        for slot, names, dts in self.outs:
+            try:
+                value = results[slot]
+            except (KeyError, TypeError):
+                raise KernelError(f"kernel did not return output slot {slot!r}",
+                                  self.where) from None
+            if isinstance(names, tuple):
+                for name, v, dt in zip(names, value, dts):
+                    env[name] = _checked(v, dt, name, self.where)
+            else:
+                env[names] = _checked(value, dts, names, self.where)
+
+
+def _checked(value, dtype, name, where):
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
+    if dtype is not None and value.dtype is not dtype and value.dtype != dtype:
+        raise KernelError(f"produced {value.dtype} for variable {name!r}, which is declared "
+                          f"{dtype}", where.with_(var=name))
+    return value
+
+
+@dataclass(eq=False)
+class Plan:
+    steps: tuple
+    feeds: tuple                     # names the caller must supply
+    scope_reads: tuple               # persistable names read from the scope
+    scope_writes: tuple              # persistable names the plan writes back
+    fetches: tuple
+    feed_targets: tuple = ()         # a saved program's inputs by `col` (feed ops)
+    fetch_targets: tuple = ()        # a saved program's outputs by `col` (fetch ops)
+    feed_specs: dict = field(default_factory=dict)  # name -> (dtype, shape) to check feeds
+
+
+class PlanContext:
+    """What an op's `prepare` hook may use: the program, and compiling of its sub-blocks."""
+
+    def __init__(self, program: Program, where: Where):
+        self.program = program
+        self.where = where
+
+    def compile_block(self, block_idx: int, feeds, fetches) -> Plan:
+        return compile_plan(self.program, feeds, fetches, block_idx)
+
+
+def compile_plan(program: Program, feed_names=(), fetch_names=(), block_idx: int = 0) -> Plan:
+    """The cached plan computing `fetch_names` from `feed_names` in block `block_idx`."""
+    key = (program.mutations, tuple(sorted(feed_names)), tuple(fetch_names), block_idx)
+    plan = program.plan_cache.get(key)
+    if plan is None:
+        if program.plan_cache.get("checked") != program.mutations:
+            check_program(program)
+            program.plan_cache.clear()
+            program.plan_cache["checked"] = program.mutations
+        plan = _compile(program, tuple(feed_names), tuple(fetch_names), block_idx)
+        program.plan_cache[key] = plan
+    return plan
+
+
+def io_targets(program: Program, kind: str) -> list[str]:
+    """The names a saved program's feed (kind="feed") or fetch ops bind, in `col` order."""
+    found = []
+    for op in program.global_block().ops:
+        opdef = registry.lookup(op.type)
+        if opdef is not None and opdef.io == kind:
+            name = op.output("Out")[0] if kind == "feed" else op.input("X")[0]
+            found.append((op.attrs.get("col", 0), name))
+    return [name for _, name in sorted(found)]
+
+
+def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> Plan:
+    block = program.blocks[block_idx]
+    where0 = Where(file=program.source, block=block_idx)
+    for name in fetches:
+        if block.find_var(name) is None:
+            raise CheckError(f"cannot fetch {name!r}: no such variable (variables: "
+                             f"{_some(block.vars)})", where0.with_(var=name))
+    ops = _select_ops(block, set(feeds), fetches)
+    steps = []
+    produced = set(feeds)
+    reads_from_scope: dict[str, None] = {}
+    writes: dict[str, None] = {}
+    for index, op in ops:
+        opdef = registry.lookup(op.type)
+        for name in op.input_arg_names:
+            var = block.find_var(name)
+            if name not in produced and var is not None and var.persistable:
+                reads_from_scope[name] = None
+        for name in op.output_arg_names:
+            var = block.find_var(name)
+            if var is not None and var.persistable:
+                writes[name] = None
+        produced.update(op.output_arg_names)
+        steps.append(_make_step(program, op, opdef, where0.with_(op_index=index,
+                                                                 op_type=op.type)))
+    keep = set(fetches) | set(writes) | set(reads_from_scope)
+    _release_lists(steps, [op for _, op in ops], keep)
+    feed_specs = {}
+    for name in feeds:
+        var = block.find_var(name)
+        if var is not None and var.need_check_feed and var.dtype is not None:
+            feed_specs[name] = (var.dtype, var.shape)
+    needed_feeds = tuple(n for n in feeds)
+    return Plan(tuple(steps), needed_feeds, tuple(reads_from_scope), tuple(writes), fetches,
+                tuple(io_targets(program, "feed")), tuple(io_targets(program, "fetch")),
+                feed_specs)
+
+
+def _some(names, limit=12) -> str:
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _select_ops(block, fed: set, fetches: tuple) -> list:
+    """(index, op) for each op the fetches need, plus updates and side effects, in order."""
+    needed = set(fetches)
+    kept = []
+    for index in range(len(block.ops) - 1, -1, -1):
+        op = block.ops[index]
+        opdef = registry.lookup(op.type)
+        if opdef.io is not None:
+            continue
+        outs = [n for n in op.output_arg_names if n != EMPTY_VAR]
+        writes_state = any((v := block.find_var(n)) is not None and v.persistable for n in outs)
+        if opdef.side_effects or writes_state or any(n in needed and n not in fed for n in outs):
+            kept.append((index, op))
+            needed.update(op.input_arg_names)
+    kept.reverse()
+    return kept
+
+
+def _make_step(program: Program, op, opdef, where: Where) -> Step:
+    attrs = {}
+    for spec in opdef.attrs:
+        value = op.attrs.get(spec.name, spec.default)
+        if value is registry.REQUIRED:
+            raise CheckError(f"op {op.type} needs attribute {spec.name!r}", where)
+        attrs[spec.name] = value
+    if opdef.prepare is not None:
+        attrs.update(opdef.prepare(op, PlanContext(program, where)))
+    fn = functools.partial(opdef.kernel, **attrs) if attrs else opdef.kernel
+    args = []
+    for slot in opdef.inputs:
+        names = op.inputs.get(slot.name, [])
+        if slot.duplicable:
+            args.append(tuple(names))
+        else:
+            args.append(names[0] if names else None)
+    simple = all(isinstance(a, str) for a in args)
+    outs = []
+    block = op.block
+    for slot in opdef.outputs:
+        names = [n for n in op.outputs.get(slot.name, [])]
+        if not names or all(n == EMPTY_VAR for n in names):
+            continue
+        dts = tuple(_declared_dtype(block, n) for n in names)
+        if slot.duplicable:
+            outs.append((slot.name, tuple(names), dts))
+        else:
+            outs.append((slot.name, names[0], dts[0]))
+    return Step(fn, tuple(args), simple, tuple(outs), where)
+
+
+def _declared_dtype(block, name):
+    var = block.find_var(name)
+    return None if var is None else var.dtype
+
+
+def _release_lists(steps: list, ops: list, keep: set) -> None:
+    """Give each step the intermediates whose last use it is (JAX `last_used`, fx GC)."""
+    last_use = {}
+    for i, op in enumerate(ops):
+        for name in op.input_arg_names + op.output_arg_names:
+            last_use[name] = i
+    per_step = [[] for _ in steps]
+    for name, i in last_use.items():
+        if name not in keep and name != EMPTY_VAR:
+            per_step[i].append(name)
+    for step, names in zip(steps, per_step):
+        step.release = tuple(names)

@@ -1,0 +1,250 @@
+"""The op registry: one declarative definition per op (DESIGN §2).
+
+An op is one `@register_op(...)` call in its family module under `pyir/ops/`. The call
+declares Paddle's slot and attribute names, shape/dtype inference, the gradient rule and
+examples; the decorated function is the numpy kernel. The builder, checker, planner,
+backward pass, eager mode, printer and `pyir ops` all read this table; nothing else knows
+an op by name.
+
+Kernel contract: `kernel(*inputs, *attrs, *runtime) -> {output slot: array}`, parameters in
+declared order. Slot "A@GRAD" binds to parameter `A_grad`. A duplicable slot arrives as a
+list; an absent dispensable slot as None. A kernel may omit outputs nobody asked for.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from ._proto.framework_pb2 import AttrType
+from .errors import CheckError, PyirError
+
+# Attributes Paddle puts on every op; they never reach a kernel.
+COMMON_ATTRS: dict[str, int] = {
+    "op_role": AttrType.INT,
+    "op_role_var": AttrType.STRINGS,
+    "op_namescope": AttrType.STRING,
+    "op_device": AttrType.STRING,
+    "op_callstack": AttrType.STRINGS,
+    "with_quant_attr": AttrType.BOOLEAN,
+    "use_mkldnn": AttrType.BOOLEAN,
+    "use_onednn": AttrType.BOOLEAN,
+    "use_cudnn": AttrType.BOOLEAN,
+    "use_quantizer": AttrType.BOOLEAN,
+    "mkldnn_data_type": AttrType.STRING,
+    "onednn_data_type": AttrType.STRING,
+    "is_test": AttrType.BOOLEAN,
+    "name": AttrType.STRING,
+}
+
+# Which wire types may carry an attribute declared with a given type (Paddle widened some).
+_COMPATIBLE = {
+    AttrType.INT: {AttrType.INT, AttrType.LONG},
+    AttrType.LONG: {AttrType.INT, AttrType.LONG},
+    AttrType.FLOAT: {AttrType.FLOAT, AttrType.FLOAT64, AttrType.INT, AttrType.LONG},
+    AttrType.FLOAT64: {AttrType.FLOAT, AttrType.FLOAT64},
+    AttrType.INTS: {AttrType.INTS, AttrType.LONGS},
+    AttrType.LONGS: {AttrType.INTS, AttrType.LONGS},
+    AttrType.FLOATS: {AttrType.FLOATS, AttrType.FLOAT64S},
+    AttrType.FLOAT64S: {AttrType.FLOATS, AttrType.FLOAT64S},
+    AttrType.SCALAR: {AttrType.SCALAR, AttrType.FLOAT, AttrType.INT, AttrType.LONG,
+                      AttrType.FLOAT64},
+}
+
+
+@dataclass(frozen=True)
+class Slot:
+    """An input or output slot. `no_grad` inputs (labels, indices) never get a gradient."""
+
+    name: str
+    duplicable: bool = False
+    dispensable: bool = False
+    no_grad: bool = False
+
+    @property
+    def param(self) -> str:
+        """The kernel parameter bound to this slot ("Out@GRAD" -> "Out_grad")."""
+        return kernel_param(self.name)
+
+
+@dataclass(frozen=True)
+class Attr:
+    """A typed attribute with its default (`REQUIRED` when the op cannot run without it)."""
+
+    name: str
+    type: int
+    default: Any = None
+
+
+REQUIRED = object()
+
+
+class VarSpec(NamedTuple):
+    """What inference knows about a variable: shape (-1 for unknown dims) and numpy dtype."""
+
+    shape: tuple
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class Example:
+    """One registry-sweep case: input arrays, attributes, and an independent expectation.
+
+    `expect` maps output slots to arrays, or is a function of the inputs and attributes
+    returning such a dict. `grad=False` skips the finite-difference check for this case.
+    """
+
+    inputs: dict
+    attrs: dict = field(default_factory=dict)
+    expect: Any = None
+    grad: bool = True
+
+
+@dataclass
+class GradOp:
+    """An op a gradient rule emits; the backward pass turns it into a real Operator."""
+
+    type: str
+    inputs: dict[str, list[str]]
+    outputs: dict[str, list[str]]
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OpDef:
+    type: str
+    inputs: tuple[Slot, ...]
+    outputs: tuple[Slot, ...]
+    attrs: tuple[Attr, ...]
+    kernel: Callable
+    infer: Callable | None
+    grad: Callable | None
+    differentiable: bool
+    doc: str
+    examples: tuple[Example, ...]
+    runtime: tuple[str, ...] = ()
+    prepare: Callable | None = None
+    check_save: Callable | None = None
+    grad_of: str | None = None
+    io: str | None = None  # "feed" / "fetch": bind program inputs/outputs, never run as steps
+    side_effects: bool = False  # runs even when nothing consumes its outputs
+
+    def input_slot(self, name: str) -> Slot | None:
+        return next((s for s in self.inputs if s.name == name), None)
+
+    def output_slot(self, name: str) -> Slot | None:
+        return next((s for s in self.outputs if s.name == name), None)
+
+    def attr_spec(self, name: str) -> Attr | None:
+        return self._attr_index.get(name)
+
+    def __post_init__(self):
+        self._attr_index = {a.name: a for a in self.attrs}
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def kernel_param(slot: str) -> str:
+    return slot.replace("@GRAD", "_grad").replace("@", "_")
+
+
+def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=None,
+                differentiable: bool | None = None, doc: str = "", examples=(),
+                runtime=(), prepare=None, check_save=None, grad_of: str | None = None,
+                io: str | None = None, side_effects: bool = False):
+    """Register the decorated numpy kernel as op `type`. Validates the definition now.
+
+    Args:
+        inputs/outputs: `Slot`s (or plain names) in Paddle's order.
+        attrs: `Attr`s with Paddle names, AttrTypes and defaults.
+        infer: `infer(ctx) -> {slot: VarSpec | [VarSpec]}`; see `InferContext`.
+        grad: the gradient rule, `grad(op, opdef) -> [GradOp]`, or None.
+        differentiable: whether a gradient rule is expected (default: True when `grad` is set).
+        doc: the op's math in one line.
+        examples: `Example`s the registry sweep runs.
+        runtime: extra kernel parameters that `prepare(op, ctx) -> dict` fills at plan time.
+        check_save: `check_save(op)` raises when the op cannot be written to a file.
+        grad_of: for a `_grad` op, the forward op whose checks cover it.
+        io: "feed" or "fetch" for the ops that bind a saved program's inputs and outputs.
+        side_effects: the op runs even when nothing consumes its outputs (printing, updates).
+    """
+    ins = tuple(s if isinstance(s, Slot) else Slot(s) for s in inputs)
+    outs = tuple(s if isinstance(s, Slot) else Slot(s) for s in outputs)
+
+    def decorate(kernel):
+        if type in OPS:
+            raise PyirError(f"op {type!r} is registered twice")
+        expected = [s.param for s in ins] + [a.name for a in attrs] + list(runtime)
+        actual = list(inspect.signature(kernel).parameters)
+        if actual != expected:
+            raise PyirError(f"kernel of op {type!r} takes ({', '.join(actual)}); its "
+                            f"declaration needs ({', '.join(expected)})")
+        OPS[type] = OpDef(type, ins, outs, tuple(attrs), kernel, infer, grad,
+                          grad is not None if differentiable is None else differentiable,
+                          doc, tuple(examples), tuple(runtime), prepare, check_save, grad_of,
+                          io, side_effects)
+        return kernel
+
+    return decorate
+
+
+def lookup(type: str) -> OpDef | None:
+    return OPS.get(type)
+
+
+def get(type: str, where=None) -> OpDef:
+    opdef = OPS.get(type)
+    if opdef is None:
+        raise CheckError(f"unknown op type {type!r} (pyir has {len(OPS)} ops; "
+                         f"`pyir ops` lists them)", where)
+    return opdef
+
+
+def attr_type_for(op_type: str, name: str, value) -> int:
+    """The AttrType to write `name` with: declared by the op, common to all ops, or guessed."""
+    opdef = OPS.get(op_type)
+    spec = opdef.attr_spec(name) if opdef else None
+    if spec is not None:
+        return spec.type
+    if name in COMMON_ATTRS:
+        return COMMON_ATTRS[name]
+    from .serialize import attr_type_of
+
+    return attr_type_of(value)
+
+
+def attr_type_ok(declared: int, actual: int) -> bool:
+    return actual == declared or actual in _COMPATIBLE.get(declared, ())
+
+
+class InferContext:
+    """What an infer function sees: input VarSpecs by slot and the op's attributes."""
+
+    def __init__(self, opdef: OpDef, inputs: dict[str, Any], attrs: dict[str, Any]):
+        self.opdef = opdef
+        self.inputs = inputs
+        self.attrs = attrs
+
+    def input(self, slot: str) -> VarSpec | None:
+        value = self.inputs.get(slot)
+        return value[0] if isinstance(value, list) else value
+
+    def input_list(self, slot: str) -> list[VarSpec]:
+        value = self.inputs.get(slot)
+        return [] if value is None else value if isinstance(value, list) else [value]
+
+    def attr(self, name: str):
+        return self.attrs[name]
+
+
+def resolved_attrs(opdef: OpDef, attrs: dict[str, Any]) -> dict[str, Any]:
+    """The op's declared attributes with defaults filled in, in declaration order."""
+    out = {}
+    for spec in opdef.attrs:
+        value = attrs.get(spec.name, spec.default)
+        out[spec.name] = value
+    return out

@@ -1,0 +1,295 @@
+"""Program <-> Paddle legacy ProgramDesc protobuf, and atomic file writes.
+
+One table (`_ATTR_CODECS`) maps each AttrType to the proto field that carries it; there are
+no per-op cases. Parsing then serializing a Paddle file gives back identical bytes: op slot
+and attribute order, attribute types and which optional VarDesc fields were present are kept.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from google.protobuf.message import DecodeError
+
+from . import dtypes
+from ._proto import framework_pb2 as pb
+from .errors import FormatError, PyirError, Where
+from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, FEED_MINIBATCH, FETCH_LIST,
+                        SELECTED_ROWS, STEP_SCOPES, VAR_FLAGS, Block, Operator, Program, Variable)
+
+A = pb.AttrType
+PADDLE_VERSION = 3003001  # the Paddle release whose legacy format pyir writes (3.3.1)
+
+
+# --- attributes: AttrType -> (proto field, is repeated) ------------------------------------
+_ATTR_CODECS: dict[int, tuple[str, bool]] = {
+    A.INT: ("i", False),
+    A.FLOAT: ("f", False),
+    A.STRING: ("s", False),
+    A.INTS: ("ints", True),
+    A.FLOATS: ("floats", True),
+    A.STRINGS: ("strings", True),
+    A.BOOLEAN: ("b", False),
+    A.BOOLEANS: ("bools", True),
+    A.BLOCK: ("block_idx", False),
+    A.LONG: ("l", False),
+    A.BLOCKS: ("blocks_idx", True),
+    A.LONGS: ("longs", True),
+    A.FLOAT64S: ("float64s", True),
+    A.VAR: ("var_name", False),
+    A.VARS: ("vars_name", True),
+    A.FLOAT64: ("float64", False),
+    A.SCALAR: ("scalar", False),
+    A.SCALARS: ("scalars", True),
+}
+
+
+def _scalar_to_py(s: pb.Scalar):
+    if s.type == pb.Scalar.BOOLEAN:
+        return s.b
+    if s.type == pb.Scalar.LONG:
+        return s.i
+    if s.type == pb.Scalar.FLOAT64:
+        return s.r
+    return complex(s.c.r, s.c.i)
+
+
+def _scalar_from_py(value, out: pb.Scalar) -> None:
+    if isinstance(value, bool):
+        out.type, out.b = pb.Scalar.BOOLEAN, value
+    elif isinstance(value, int):
+        out.type, out.i = pb.Scalar.LONG, value
+    elif isinstance(value, float):
+        out.type, out.r = pb.Scalar.FLOAT64, value
+    else:
+        value = complex(value)
+        out.type = pb.Scalar.COMPLEX128
+        out.c.r, out.c.i = value.real, value.imag
+
+
+def decode_attr(attr: pb.OpDesc.Attr):
+    """The Python value of an OpDesc.Attr (lists for repeated types, block indices for blocks)."""
+    field, repeated = _ATTR_CODECS[attr.type]
+    value = getattr(attr, field)
+    if attr.type == A.SCALAR:
+        return _scalar_to_py(value)
+    if attr.type == A.SCALARS:
+        return [_scalar_to_py(s) for s in value]
+    return list(value) if repeated else value
+
+
+def encode_attr(name: str, attr_type: int, value, out: pb.OpDesc.Attr) -> None:
+    out.name = name
+    out.type = attr_type
+    field, repeated = _ATTR_CODECS[attr_type]
+    if attr_type == A.SCALAR:
+        _scalar_from_py(value, out.scalar)
+    elif attr_type == A.SCALARS:
+        for v in value:
+            _scalar_from_py(v, out.scalars.add())
+    elif repeated:
+        getattr(out, field).extend(value)
+    else:
+        setattr(out, field, value)
+
+
+def attr_type_of(value) -> int:
+    """Guess the AttrType of a Python value (for attributes the registry does not declare)."""
+    if isinstance(value, bool):
+        return A.BOOLEAN
+    if isinstance(value, int):
+        return A.INT if -(2**31) <= value < 2**31 else A.LONG
+    if isinstance(value, float):
+        return A.FLOAT
+    if isinstance(value, str):
+        return A.STRING
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, bool) for v in value) and value:
+            return A.BOOLEANS
+        if all(isinstance(v, int) for v in value) and value:
+            return A.INTS
+        if all(isinstance(v, (int, float)) for v in value) and value:
+            return A.FLOATS
+        return A.STRINGS
+    raise PyirError(f"cannot store attribute value {value!r} of type {type(value).__name__}")
+
+
+# --- variables -----------------------------------------------------------------------------
+def _var_to_desc(var: Variable, out: pb.VarDesc) -> None:
+    out.name = var.name
+    if var.raw_type is not None:
+        out.type.CopyFrom(var.raw_type)
+    else:
+        out.type.type = var.type
+        tensor = None
+        if var.type == DENSE_TENSOR:
+            tensor = out.type.dense_tensor
+        elif var.type == DENSE_TENSOR_ARRAY:
+            tensor = out.type.tensor_array
+        if tensor is not None:
+            tensor.tensor.data_type = dtypes.to_code(var.dtype)
+            tensor.tensor.dims.extend(var.shape)
+            if var.lod_level is not None:
+                tensor.legacy_lod_level = var.lod_level
+        elif var.type == SELECTED_ROWS:
+            out.type.selected_rows.data_type = dtypes.to_code(var.dtype)
+            out.type.selected_rows.dims.extend(var.shape)
+    for flag in VAR_FLAGS:
+        if flag in var._flags:
+            setattr(out, flag, var._flags[flag])
+    out.attrs.extend(var.raw_attrs)
+
+
+def _var_from_desc(block: Block, desc: pb.VarDesc) -> Variable:
+    kind = desc.type.type
+    dtype = shape = lod = None
+    raw = None
+    if kind in (DENSE_TENSOR, DENSE_TENSOR_ARRAY):
+        holder = desc.type.dense_tensor if kind == DENSE_TENSOR else desc.type.tensor_array
+        dtype = holder.tensor.data_type
+        shape = list(holder.tensor.dims)
+        lod = holder.legacy_lod_level if holder.HasField("legacy_lod_level") else None
+    elif kind == SELECTED_ROWS:
+        dtype, shape = desc.type.selected_rows.data_type, list(desc.type.selected_rows.dims)
+    elif kind not in (FEED_MINIBATCH, FETCH_LIST, STEP_SCOPES):
+        raw = desc.type
+    try:
+        var = Variable(block, desc.name, dtype, shape, type=kind, persistable=None,
+                       lod_level=lod)
+    except PyirError as e:
+        raise FormatError(e.message, Where(block=block.idx, var=desc.name)) from None
+    if raw is not None:
+        var.raw_type = pb.VarType()
+        var.raw_type.CopyFrom(raw)
+    var._flags = {f: getattr(desc, f) for f in VAR_FLAGS if desc.HasField(f)}
+    var.raw_attrs = list(desc.attrs)
+    return var
+
+
+# --- ops ------------------------------------------------------------------------------------
+def _op_to_desc(op: Operator, out: pb.OpDesc) -> None:
+    from .registry import attr_type_for
+
+    for slot, names in op.inputs.items():
+        out.inputs.add(parameter=slot, arguments=names)
+    for slot, names in op.outputs.items():
+        out.outputs.add(parameter=slot, arguments=names)
+    out.type = op.type
+    for name, value in op.attrs.items():
+        attr_type = op.attr_types.get(name)
+        if attr_type is None:
+            attr_type = attr_type_for(op.type, name, value)
+        try:
+            encode_attr(name, attr_type, value, out.attrs.add())
+        except (TypeError, ValueError) as e:
+            raise PyirError(f"attribute {name!r} = {value!r} does not fit type "
+                            f"{A.Name(attr_type)}: {e}", op.where()) from None
+    if op.is_target is not None:
+        out.is_target = op.is_target
+
+
+def _op_from_desc(block: Block, desc: pb.OpDesc) -> Operator:
+    op = Operator(block, desc.type,
+                  {v.parameter: list(v.arguments) for v in desc.inputs},
+                  {v.parameter: list(v.arguments) for v in desc.outputs},
+                  {a.name: decode_attr(a) for a in desc.attrs},
+                  {a.name: a.type for a in desc.attrs},
+                  desc.is_target if desc.HasField("is_target") else None)
+    return op
+
+
+# --- programs -------------------------------------------------------------------------------
+def program_to_desc(program: Program) -> pb.ProgramDesc:
+    desc = pb.ProgramDesc()
+    for block in program.blocks:
+        bd = desc.blocks.add()
+        bd.idx = block.idx
+        bd.parent_idx = block.parent_idx
+        for var in block.vars.values():
+            _var_to_desc(var, bd.vars.add())
+        for op in block.ops:
+            _op_to_desc(op, bd.ops.add())
+        if block.forward_block_idx is not None:
+            bd.forward_block_idx = block.forward_block_idx
+    if program.version is not None:
+        desc.version.version = program.version
+    if program.op_version_map is not None:
+        desc.op_version_map.SetInParent()
+        for name, version in program.op_version_map:
+            desc.op_version_map.pair.add(op_name=name).op_version.version = version
+    return desc
+
+
+def program_from_desc(desc: pb.ProgramDesc) -> Program:
+    program = Program()
+    program.blocks = []
+    for i, bd in enumerate(desc.blocks):
+        if bd.idx != i:
+            raise FormatError(f"block at position {i} says idx={bd.idx}", Where(block=i))
+        block = Block(program, bd.idx, bd.parent_idx,
+                      bd.forward_block_idx if bd.HasField("forward_block_idx") else None)
+        program.blocks.append(block)
+        for vd in bd.vars:
+            block.vars[vd.name] = _var_from_desc(block, vd)
+        block.ops = [_op_from_desc(block, od) for od in bd.ops]
+    if not program.blocks:
+        raise FormatError("the program has no blocks")
+    program.version = desc.version.version if desc.HasField("version") else None
+    if desc.HasField("op_version_map"):
+        program.op_version_map = [(p.op_name, p.op_version.version)
+                                  for p in desc.op_version_map.pair]
+    return program
+
+
+def serialize_program(program: Program) -> bytes:
+    """Paddle legacy bytes for `program`, after checking its py_func callables can be saved."""
+    from .registry import lookup
+
+    for block in program.blocks:
+        for op in block.ops:
+            opdef = lookup(op.type)
+            if opdef is not None and opdef.check_save is not None:
+                opdef.check_save(op)
+    return program_to_desc(program).SerializeToString()
+
+
+def parse_program(data: bytes, file: str | None = None) -> Program:
+    """Parse Paddle legacy ProgramDesc bytes; a FormatError names the file when it is not one."""
+    desc = pb.ProgramDesc()
+    try:
+        desc.ParseFromString(data)
+    except (DecodeError, RuntimeWarning) as e:
+        raise FormatError(f"not a Paddle/pyir ProgramDesc (truncated or not protobuf: {e})",
+                          Where(file=file)) from None
+    if not desc.blocks:
+        raise FormatError("not a Paddle/pyir ProgramDesc: it has no blocks", Where(file=file))
+    try:
+        return program_from_desc(desc)
+    except PyirError as e:
+        raise e.at(file=file) from None
+
+
+def load_program(path: str) -> Program:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise FormatError(f"cannot read model file: {e.strerror}", Where(file=path)) from None
+    program = parse_program(data, file=path)
+    program.source = path
+    return program
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Write `data` to `path` through a temp file in the same directory and a rename."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,35 @@
+"""`pyir.static`: the `paddle.static` API (programs, data, executor, files)."""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..errors import BuildError
+from ..executor import Executor, Scope, global_scope, scope_guard
+from ..framework import (Program, Variable, default_main_program, default_startup_program,
+                         program_guard)
+from . import nn
+
+
+def data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variable:
+    """Declare a program input. `None` or -1 in `shape` is a free dimension.
+
+    Example:
+        >>> x = pyir.static.data(name="x", shape=[None, 4], dtype="float32")
+    """
+    block = default_main_program().global_block()
+    if name in block.vars:
+        raise BuildError(f"data {name!r} is already declared in the main program")
+    var = block.create_var(name, dtypes.to_numpy(dtype), [-1 if d is None else d for d in shape],
+                           stop_gradient=True, lod_level=lod_level)
+    var.need_check_feed = True
+    return var
+
+
+def cpu_places(device_count=None):
+    from .. import CPUPlace
+
+    return [CPUPlace()] * (device_count or 1)
+
+
+__all__ = ["Program", "Variable", "Executor", "Scope", "global_scope", "scope_guard", "data",
+           "default_main_program", "default_startup_program", "program_guard", "nn"]
