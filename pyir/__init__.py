@@ -11,6 +11,7 @@ import builtins as _builtins
 import numpy as np
 
 from . import ops as _ops  # noqa: F401  (fills the registry)
+from . import framework
 from .errors import PyirError
 from .framework import Program, Variable
 from .layer_helper import ParamAttr
@@ -32,20 +33,17 @@ class CPUPlace:
 
 CUDAPlace = CPUPlace
 
-_static_mode = [False]
-
-
 def enable_static() -> None:
     """Creation functions (ones, full, randn, ...) build ops instead of making eager tensors."""
-    _static_mode[0] = True
+    framework.static_mode[0] = True
 
 
 def disable_static(place=None) -> None:
-    _static_mode[0] = False
+    framework.static_mode[0] = False
 
 
 def in_dynamic_mode() -> _builtins.bool:
-    return not _static_mode[0]
+    return not framework.static_mode[0]
 
 
 # The public API of each part; every module lists its own names in __all__.

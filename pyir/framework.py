@@ -387,6 +387,12 @@ class _UniqueName:
 unique_name = _UniqueName()
 
 
+# --- mode ----------------------------------------------------------------------------------
+# True after `pyir.enable_static()`: creation functions with no Variable inputs (ones, full,
+# randn, ...) build ops; otherwise they make eager tensors. Ops on Variables are always static.
+static_mode = [False]
+
+
 # --- default programs ----------------------------------------------------------------------
 _main_program = Program()
 _startup_program = Program()

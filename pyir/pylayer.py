@@ -1,3 +1,5 @@
-"""(being written)"""
+"""(being written) static_pylayer."""
 
-__all__: list[str] = []
+
+def static_pylayer(forward_fn, inputs, backward_fn=None, name=None):
+    raise NotImplementedError("static_pylayer is being written")

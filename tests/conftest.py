@@ -17,11 +17,11 @@ GOLDEN = ROOT / "tests" / "paddle_golden"  # copied from shared/paddle-golden
 def fresh_programs():
     """Each test starts with new default programs, name counters, scope and static mode."""
     framework.reset_default_programs()
-    old_mode = pyir._static_mode[0]
+    old_mode = framework.static_mode[0]
     pyir.enable_static()
     with scope_guard(Scope()):
         yield
-    pyir._static_mode[0] = old_mode
+    framework.static_mode[0] = old_mode
 
 
 @pytest.fixture

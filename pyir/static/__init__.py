@@ -7,6 +7,9 @@ from ..errors import BuildError
 from ..executor import Executor, Scope, global_scope, scope_guard
 from ..framework import (Program, Variable, default_main_program, default_startup_program,
                          program_guard)
+from ..backward import append_backward, gradients
+from ..io import load_inference_model, save_inference_model
+from ..pyfunc import py_func
 from . import nn
 
 
@@ -32,4 +35,6 @@ def cpu_places(device_count=None):
 
 
 __all__ = ["Program", "Variable", "Executor", "Scope", "global_scope", "scope_guard", "data",
-           "default_main_program", "default_startup_program", "program_guard", "nn"]
+           "default_main_program", "default_startup_program", "program_guard", "nn",
+           "append_backward", "gradients", "save_inference_model", "load_inference_model",
+           "py_func"]

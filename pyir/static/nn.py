@@ -8,6 +8,7 @@ from ..builder import emit
 from ..errors import BuildError
 from ..framework import unique_name
 from ..layer_helper import Constant, create_parameter, to_param_attr
+from ..pylayer import static_pylayer  # noqa: F401
 
 _ACTIVATIONS = {"relu", "tanh", "sigmoid", "softmax", "exp", "gelu", "leaky_relu", "relu6",
                 "swish", "silu", "hard_swish", "hard_sigmoid", "elu", "softplus", "softsign"}
