@@ -1,3 +1,230 @@
-"""(being written)"""
+"""Parameter files: Paddle's combined `.pdiparams` format (wire-format.md §1) and `.npz`.
 
-__all__: list[str] = []
+A `.pdiparams` file is a bare concatenation of tensor records, one per persistable variable,
+in `sorted()` name order; it holds no names, so a reader needs the names from the program.
+Each record: uint32 version 0, uint64 lod_level, the LoD levels, uint32 version 0, int32 size
+of a `VarType.TensorDesc` proto, that proto, then the raw little-endian C-order elements.
+
+    write_params("m.pdiparams", {"fc_0.w_0": w, "fc_0.b_0": b})   # atomic, sorted by name
+    read_params("m.pdiparams", ["fc_0.b_0", "fc_0.w_0"])          # -> {name: array}
+
+`.npz` files (name -> array) are accepted wherever a params file is.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import dtypes
+from ._proto import framework_pb2 as pb
+from .errors import FormatError, PyirError, Where
+
+BF16 = 22  # VarType.BF16: raw bfloat16 bits, exchanged with numpy as uint16 (as Paddle does)
+# Codes numpy has no dtype for: carried as their raw bits, like Paddle's numpy bridge.
+_RAW_BITS = {32: np.dtype(np.uint8), 33: np.dtype(np.uint8), 36: np.dtype(np.uint16)}
+_U32, _U64, _I32 = struct.Struct("<I"), struct.Struct("<Q"), struct.Struct("<i")
+
+
+@dataclass
+class TensorRecord:
+    """One record of a params file: the array, its LoD and the VarType data type code."""
+
+    array: np.ndarray
+    lod: list[list[int]] = field(default_factory=list)
+    code: int | None = None  # None: derived from the array's dtype
+
+    def data_type(self) -> int:
+        return self.code if self.code is not None else code_of(self.array.dtype)
+
+
+def code_of(dtype) -> int:
+    """The VarType.Type written for a numpy dtype (uint16 means bfloat16, as in Paddle)."""
+    dt = np.dtype(dtype)
+    if dt == np.uint16:
+        return BF16
+    return dtypes.to_code(dt)
+
+
+def numpy_dtype_of(code: int) -> np.dtype:
+    """The numpy dtype a record with data type `code` is read as."""
+    if code in _RAW_BITS:
+        return _RAW_BITS[code]
+    return dtypes.to_numpy(code)
+
+
+# --- encoding -------------------------------------------------------------------------------
+def encode_record(value: np.ndarray | TensorRecord) -> bytes:
+    """The bytes of one tensor record (LoD levels included)."""
+    rec = value if isinstance(value, TensorRecord) else TensorRecord(np.asarray(value))
+    array = np.asarray(rec.array)
+    parts = [_U32.pack(0), _U64.pack(len(rec.lod))]
+    for level in rec.lod:
+        offsets = np.asarray(level, dtype="<u8").tobytes()
+        parts += [_U64.pack(len(offsets)), offsets]
+    desc = pb.VarType.TensorDesc(data_type=rec.data_type(), dims=list(array.shape))
+    desc_bytes = desc.SerializeToString()
+    parts += [_U32.pack(0), _I32.pack(len(desc_bytes)), desc_bytes]
+    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
+    parts.append(np.ascontiguousarray(little).tobytes())
+    return b"".join(parts)
+
+
+def encode_params(tensors: dict) -> bytes:
+    """The whole file: one record per name, in Python `sorted()` order (Paddle's order)."""
+    return b"".join(encode_record(tensors[name]) for name in sorted(tensors))
+
+
+def write_params(path: str, tensors: dict) -> None:
+    """Write `tensors` (name -> array or TensorRecord) as a combined params file, atomically.
+
+    A path ending in `.npz` gets an `.npz` archive instead.
+
+    Example:
+        >>> write_params("model.pdiparams", {"fc_0.w_0": w, "fc_0.b_0": b})
+    """
+    from .serialize import atomic_write
+
+    if path.endswith(".npz"):
+        atomic_write(path, _npz_bytes(tensors))
+    else:
+        atomic_write(path, encode_params(tensors))
+
+
+def _npz_bytes(tensors: dict) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    arrays = {n: (t.array if isinstance(t, TensorRecord) else np.asarray(t))
+              for n, t in sorted(tensors.items())}
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+# --- decoding -------------------------------------------------------------------------------
+class _Reader:
+    """A cursor over the file's bytes whose errors name the file, variable and offset."""
+
+    def __init__(self, data: bytes, file: str | None):
+        self.data, self.pos, self.file = memoryview(data), 0, file
+        self.var: str | None = None
+
+    def fail(self, message: str) -> FormatError:
+        return FormatError(message, Where(file=self.file, var=self.var))
+
+    def take(self, n: int, what: str) -> memoryview:
+        if n < 0 or self.pos + n > len(self.data):
+            raise self.fail(f"truncated params file: {what} needs {n} bytes at offset "
+                            f"{self.pos}, but the file has {len(self.data)} bytes")
+        chunk = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return chunk
+
+    def unpack(self, fmt: struct.Struct, what: str) -> int:
+        return fmt.unpack(self.take(fmt.size, what))[0]
+
+
+def _decode_record(r: _Reader) -> TensorRecord:
+    if (version := r.unpack(_U32, "the tensor version")) != 0:
+        raise r.fail(f"unsupported dense-tensor version {version} at offset {r.pos - 4} "
+                     f"(expected 0): not a Paddle params file?")
+    lod = []
+    for _ in range(r.unpack(_U64, "the LoD level count")):
+        size = r.unpack(_U64, "a LoD level size")
+        lod.append(np.frombuffer(r.take(size, "a LoD level"), dtype="<u8").tolist())
+    if (version := r.unpack(_U32, "the tensor desc version")) != 0:
+        raise r.fail(f"unsupported tensor version {version} at offset {r.pos - 4} (expected 0)")
+    desc = pb.VarType.TensorDesc()
+    try:
+        desc.ParseFromString(bytes(r.take(r.unpack(_I32, "the TensorDesc size"),
+                                          "the TensorDesc")))
+        dtype = numpy_dtype_of(desc.data_type)
+    except PyirError as e:
+        raise r.fail(f"bad TensorDesc: {e.message}") from None
+    except Exception as e:  # protobuf DecodeError and friends
+        raise r.fail(f"bad TensorDesc: {e}") from None
+    shape = tuple(desc.dims)
+    if any(d < 0 for d in shape):
+        raise r.fail(f"tensor has unknown dims {list(shape)}")
+    numel = int(np.prod(shape, dtype=np.int64))
+    raw = r.take(numel * dtype.itemsize, f"the {list(shape)} {dtype} elements")
+    array = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+    return TensorRecord(array, lod, desc.data_type)
+
+
+def decode_params(data: bytes, names: list[str], file: str | None = None) -> dict:
+    """Split params-file bytes into `{name: TensorRecord}`; `names` in file order."""
+    r = _Reader(data, file)
+    out = {}
+    for name in names:
+        r.var = name
+        if r.pos == len(r.data):
+            raise r.fail(f"the params file ends after {len(out)} tensors, but the program "
+                         f"has {len(names)} persistable variables; the next is {name!r}")
+        out[name] = _decode_record(r)
+    r.var = None
+    if r.pos != len(r.data):
+        extra = _count_records(r)
+        raise r.fail(f"the params file holds {len(names) + extra} tensors (or trailing bytes), "
+                     f"but the program has only {len(names)} persistable variables")
+    return out
+
+
+def _count_records(r: _Reader) -> int:
+    count = 0
+    try:
+        while r.pos < len(r.data):
+            _decode_record(r)
+            count += 1
+    except FormatError:
+        count += 1
+    return count
+
+
+def read_params(path: str, names: list[str] | None = None, *, records: bool = False) -> dict:
+    """Read a params file into `{name: array}` (or TensorRecords with `records=True`).
+
+    Args:
+        path: a `.pdiparams` file (then `names` is required: the persistable variables in
+            file order, i.e. sorted) or an `.npz` archive (then `names` selects, None = all).
+
+    Example:
+        >>> read_params("model.pdiparams", ["fc_0.b_0", "fc_0.w_0"])["fc_0.w_0"].shape
+        (16, 32)
+    """
+    if path.endswith(".npz"):
+        arrays = _read_npz(path, names)
+        return {n: TensorRecord(a) for n, a in arrays.items()} if records else arrays
+    if names is None:
+        raise PyirError("reading a .pdiparams file needs the variable names (it stores none)",
+                        Where(file=path))
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise FormatError(f"cannot read params file: {e.strerror}", Where(file=path)) from None
+    decoded = decode_params(data, list(names), file=path)
+    return decoded if records else {n: rec.array for n, rec in decoded.items()}
+
+
+def _read_npz(path: str, names: list[str] | None) -> dict:
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+    except (OSError, ValueError) as e:
+        raise FormatError(f"cannot read .npz params file: {e}", Where(file=path)) from None
+    if names is None:
+        return arrays
+    missing = [n for n in names if n not in arrays]
+    if missing:
+        raise FormatError(f"the .npz file has no array for persistable variable "
+                          f"{missing[0]!r} ({len(missing)} missing; it holds "
+                          f"{', '.join(sorted(arrays)) or 'nothing'})",
+                          Where(file=path, var=missing[0]))
+    return {n: arrays[n] for n in names}
+
+
+__all__ = ["TensorRecord", "read_params", "write_params", "encode_params", "decode_params",
+           "encode_record", "code_of"]
