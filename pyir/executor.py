@@ -96,7 +96,7 @@ def run_plan(plan: Plan, env: dict, scope: Scope) -> dict:
     try:
         for step in plan.steps:
             try:
-                step.store(step.fn(*step.gather(env)), env)
+                step.run(env)
             except PyirError as e:
                 raise e.at(**_where_fields(step.where)) from e.__cause__
             except KeyError as e:

@@ -14,7 +14,6 @@ kernel parameter, the output names with their declared dtypes, and what to relea
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,38 +26,81 @@ from .framework import Program
 
 @dataclass(eq=False)
 class Step:
-    fn: object                      # kernel with attributes (and runtime values) bound
-    args: tuple                     # per input slot: name | tuple of names | None
-    simple: bool                    # every input slot is one name: gather with one comprehension
-    outs: tuple                     # per output slot: (slot, name | tuple[names], dtype(s))
+    """One op, ready to run: `run(env)` reads its inputs from env and writes its outputs."""
+
+    run: object                     # closure built by _bind_step; the hot path
     where: Where
     release: tuple = ()
 
-    def gather(self, env: dict) -> list:
-        if self.simple:
-            return [env[n] for n in self.args]
-        out = []
-        for a in self.args:
-            if a is None:
-                out.append(None)
-            elif isinstance(a, tuple):
-                out.append([env.get(n) for n in a])
-            else:
-                out.append(env[a])
-        return out
 
-    def store(self, results: dict, env: dict) -> None:
-        for slot, names, dts in self.outs:
+def _bind_step(kernel, attrs: tuple, args: tuple, outs: tuple, where: Where):
+    """Specialize the gather/call/store of one step into a closure (no per-run branching).
+
+    attrs: the kernel's attribute (and runtime) values, passed positionally after the inputs.
+    args: per kernel input slot, a name, a tuple of names (duplicable) or None (absent).
+    outs: per output slot, (slot, name, dtype) or (slot, tuple of names, tuple of dtypes).
+    """
+    if all(isinstance(a, str) for a in args) and len(outs) == 1 and isinstance(outs[0][1], str):
+        return _bind_simple(kernel, attrs, args, outs[0], where)
+
+    def run_general(env):
+        ins = [None if a is None else [env.get(n) for n in a] if isinstance(a, tuple)
+               else env[a] for a in args]
+        results = kernel(*ins, *attrs)
+        for slot, names, dtypes_ in outs:
             try:
                 value = results[slot]
             except (KeyError, TypeError):
-                raise KernelError(f"kernel did not return output slot {slot!r}",
-                                  self.where) from None
+                raise KernelError(f"kernel did not return output slot {slot!r}", where) from None
             if isinstance(names, tuple):
-                for name, v, dt in zip(names, value, dts):
-                    env[name] = _checked(v, dt, name, self.where)
+                if len(value) != len(names):
+                    raise KernelError(f"kernel returned {len(value)} values for output slot "
+                                      f"{slot!r}, which has {len(names)} variables", where)
+                for n, v, dt in zip(names, value, dtypes_):
+                    env[n] = _checked(v, dt, n, where)
             else:
-                env[names] = _checked(value, dts, names, self.where)
+                env[names] = _checked(value, dtypes_, names, where)
+
+    return run_general
+
+
+def _bind_simple(kernel, attrs, args, out, where):
+    """The common case: single-name inputs, one single-name output; arity 1 and 2 unrolled.
+
+    The output check is inlined: an ndarray of the declared dtype (the usual result) costs
+    two identity tests; anything else goes through `_checked`.
+    """
+    slot, name, dtype = out
+    ndarray = np.ndarray
+
+    if len(args) == 1:
+        (a,) = args
+
+        def run_unary(env):
+            value = kernel(env[a], *attrs)[slot]
+            if type(value) is not ndarray or value.dtype is not dtype:
+                value = _checked(value, dtype, name, where)
+            env[name] = value
+
+        return run_unary
+    if len(args) == 2:
+        a, b = args
+
+        def run_binary(env):
+            value = kernel(env[a], env[b], *attrs)[slot]
+            if type(value) is not ndarray or value.dtype is not dtype:
+                value = _checked(value, dtype, name, where)
+            env[name] = value
+
+        return run_binary
+
+    def run_simple(env):
+        value = kernel(*[env[n] for n in args], *attrs)[slot]
+        if type(value) is not ndarray or value.dtype is not dtype:
+            value = _checked(value, dtype, name, where)
+        env[name] = value
+
+    return run_simple
 
 
 def _checked(value, dtype, name, where):
@@ -189,7 +231,6 @@ def _make_step(program: Program, op, opdef, where: Where) -> Step:
         attrs[spec.name] = value
     if opdef.prepare is not None:
         attrs.update(opdef.prepare(op, PlanContext(program, where)))
-    fn = functools.partial(opdef.kernel, **attrs) if attrs else opdef.kernel
     args = []
     for slot in opdef.inputs:
         names = op.inputs.get(slot.name, [])
@@ -197,7 +238,6 @@ def _make_step(program: Program, op, opdef, where: Where) -> Step:
             args.append(tuple(names))
         else:
             args.append(names[0] if names else None)
-    simple = all(isinstance(a, str) for a in args)
     outs = []
     block = op.block
     for slot in opdef.outputs:
@@ -209,7 +249,12 @@ def _make_step(program: Program, op, opdef, where: Where) -> Step:
             outs.append((slot.name, tuple(names), dts))
         else:
             outs.append((slot.name, names[0], dts[0]))
-    return Step(fn, tuple(args), simple, tuple(outs), where)
+    missing = [name for name in opdef.runtime if name not in attrs]
+    if missing:
+        raise CheckError(f"op {op.type}: prepare() gave no value for runtime parameter "
+                         f"{missing[0]!r}", where)
+    values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in opdef.runtime)
+    return Step(_bind_step(opdef.kernel, values, tuple(args), tuple(outs), where), where)
 
 
 def _declared_dtype(block, name):
