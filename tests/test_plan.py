@@ -1,0 +1,132 @@
+"""Plan-then-run: pruning, release of intermediates, feed checks, errors that name the place."""
+
+import numpy as np
+import pytest
+
+import pyir
+from pyir import framework
+from pyir.builder import emit
+from pyir.errors import CheckError, FeedError, KernelError, PyirError
+from pyir.plan import compile_plan
+from pyir.static import Executor, data
+
+
+def _two_branches():
+    x = data("x", [-1, 3])
+    a = emit("tanh", {"X": x})["Out"]
+    b = emit("exp", {"X": x})["Out"]
+    return x, a, b
+
+
+def test_plan_prunes_ops_the_fetches_do_not_need():
+    x, a, b = _two_branches()
+    plan = compile_plan(framework.default_main_program(), ("x",), (a.name,))
+    assert [s.where.op_type for s in plan.steps] == ["tanh"]
+
+
+def test_plan_is_cached_until_the_program_changes():
+    x, a, _ = _two_branches()
+    program = framework.default_main_program()
+    first = compile_plan(program, ("x",), (a.name,))
+    assert compile_plan(program, ("x",), (a.name,)) is first
+    emit("relu", {"X": a})
+    assert compile_plan(program, ("x",), (a.name,)) is not first
+
+
+def test_intermediates_are_released_after_last_use():
+    x = data("x", [2])
+    a = emit("tanh", {"X": x})["Out"]
+    b = emit("exp", {"X": a})["Out"]
+    c = emit("elementwise_add", {"X": b, "Y": x})["Out"]
+    plan = compile_plan(framework.default_main_program(), ("x",), (c.name,))
+    released = [set(s.release) for s in plan.steps]
+    assert a.name in released[1] and b.name in released[2]
+    assert c.name not in set().union(*released)
+
+
+def test_run_matches_numpy_and_fetches_in_order():
+    x, a, b = _two_branches()
+    value = np.array([[0.5, -1.0, 2.0]], np.float32)
+    got_b, got_a = Executor().run(feed={"x": value}, fetch_list=[b, a.name])
+    np.testing.assert_allclose(got_a, np.tanh(value), rtol=1e-6)
+    np.testing.assert_allclose(got_b, np.exp(value), rtol=1e-6)
+
+
+def test_feed_dtype_mismatch_is_a_clear_error():
+    x, a, _ = _two_branches()
+    with pytest.raises(FeedError, match=r"fed float64 data to input 'x', which is declared "
+                                         r"float32"):
+        Executor().run(feed={"x": np.zeros((1, 3))}, fetch_list=[a])
+
+
+def test_feed_shape_mismatch_names_declared_shape():
+    x, a, _ = _two_branches()
+    with pytest.raises(FeedError, match=r"fed shape \[2, 4\] to input 'x', which is declared "
+                                         r"\[-1, 3\]"):
+        Executor().run(feed={"x": np.zeros((2, 4), np.float32)}, fetch_list=[a])
+
+
+def test_unknown_feed_name_lists_inputs():
+    x, a, _ = _two_branches()
+    with pytest.raises(FeedError, match=r"'z'.*its inputs: x"):
+        Executor().run(feed={"x": np.zeros((1, 3), np.float32), "z": 1}, fetch_list=[a])
+
+
+def test_missing_feed_is_reported():
+    x, a, _ = _two_branches()
+    with pytest.raises(PyirError, match="'x'"):
+        Executor().run(feed={}, fetch_list=[a])
+
+
+def test_fetching_unknown_variable_is_a_check_error():
+    _two_branches()
+    with pytest.raises(CheckError, match="cannot fetch 'nope'"):
+        Executor().run(feed={"x": np.zeros((1, 3), np.float32)}, fetch_list=["nope"])
+
+
+def test_parameters_without_startup_run_say_what_to_do():
+    x = data("x", [1, 4])
+    y = pyir.static.nn.fc(x, 2)
+    with pytest.raises(PyirError, match="run the startup program or load parameters"):
+        Executor().run(feed={"x": np.zeros((1, 4), np.float32)}, fetch_list=[y])
+
+
+def test_kernel_failure_names_block_op_index_and_type():
+    # -1 dims: the builder cannot know the shapes disagree until run time
+    x = data("x", [-1, -1])
+    y = data("y", [-1, -1])
+    out = emit("elementwise_add", {"X": x, "Y": y})
+    with pytest.raises(KernelError, match=r"block 0, op #0 elementwise_add: kernel failed"):
+        Executor().run(feed={"x": np.zeros((2, 3), np.float32),
+                             "y": np.zeros((3, 2), np.float32)}, fetch_list=[out["Out"]])
+
+
+def test_kernel_dtype_drift_is_caught():
+    x = data("x", [2], "float32")
+    out = framework.default_main_program().global_block().create_var("o", "int64", [2])
+    emit("tanh", {"X": x}, outputs={"Out": out})
+    with pytest.raises(KernelError, match="produced float32 for variable 'o', which is "
+                                          "declared int64"):
+        Executor().run(feed={"x": np.zeros(2, np.float32)}, fetch_list=[out])
+
+
+def test_startup_seed_makes_initializers_reproducible():
+    x = data("x", [1, 4])
+    pyir.static.nn.fc(x, 3, weight_attr=pyir.ParamAttr(
+        initializer=pyir.layer_helper.Uniform(-1, 1, seed=11)))
+    exe = Executor()
+    startup = framework.default_startup_program()
+    scope = pyir.static.global_scope()
+    exe.run(startup)
+    first = scope["fc_0.w_0"].copy()
+    exe.run(startup)
+    np.testing.assert_array_equal(first, scope["fc_0.w_0"])
+    assert first.dtype == np.float32 and np.abs(first).max() <= 1.0
+
+
+def test_persistable_writes_go_to_the_scope():
+    program = framework.default_main_program()
+    state = program.global_block().create_var("state", "float32", [2], persistable=True)
+    emit("fill_constant", attrs={"shape": [2], "value": 3.0}, outputs={"Out": state})
+    Executor().run(program)
+    np.testing.assert_array_equal(pyir.static.global_scope()["state"], [3.0, 3.0])
