@@ -1,27 +1,41 @@
 """The `pyir` command: a click group whose verbs are thin wrappers over the library.
 
-A user's mistake (any PyirError, a missing file) prints one line on stderr and exits 1;
-no traceback. Each verb lives in its own module of this package.
+A user's mistake (any PyirError, a file that cannot be read or written) prints one line on
+stderr, `pyir <verb>: error: <message>`, and exits 1; no traceback. Each verb lives in its own
+module of this package.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
 from pyir.errors import PyirError
 
+VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("inspect", "inspect_cmd"),
+         ("ops", "ops"))
+
 
 class PyirGroup(click.Group):
-    """Turns PyirError into `pyir <verb>: error: <message>` and exit status 1."""
+    """Turns PyirError and OSError into one line on stderr and exit status 1."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except PyirError as e:
-            click.echo(f"pyir: error: {e}", err=True)
-            sys.exit(1)
+            _fail(ctx, str(e))
+        except OSError as e:
+            place = f"{e.filename}: " if e.filename else ""
+            _fail(ctx, f"{place}{e.strerror or e}")
+
+
+def _fail(ctx: click.Context, message: str) -> None:
+    verb = ctx.invoked_subcommand
+    prefix = f"pyir {verb}" if verb else "pyir"
+    click.echo(f"{prefix}: error: {' '.join(message.split())}", err=True)
+    sys.exit(1)
 
 
 @click.group(cls=PyirGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,10 +53,7 @@ def main():
 
 
 def _register() -> None:
-    import importlib
-
-    for module, name in (("build", "build"), ("run", "run"), ("grad", "grad"),
-                         ("inspect", "inspect_cmd"), ("ops", "ops")):
+    for module, name in VERBS:
         mod = importlib.import_module(f"pyir.cli.{module}")
         command = getattr(mod, name, None)
         if command is not None:
