@@ -1,1 +1,127 @@
-"""(being written)"""
+"""Reductions: the fluid `mean` op and reduce_sum / reduce_mean / reduce_max / reduce_min.
+
+The `reduce_*` ops share Paddle's attributes (`dim`, `keep_dim`, `reduce_all`, `in_dtype`,
+`out_dtype`) and one gradient kernel shape: dOut is expanded back over the reduced axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..registry import Attr, Example, VarSpec, register_op
+from ..registry import AttrType as T
+from ._helpers import default_grad, rand, same_as
+
+_REDUCE_ATTRS = [Attr("dim", T.INTS, [0]), Attr("keep_dim", T.BOOLEAN, False),
+                 Attr("reduce_all", T.BOOLEAN, False), Attr("in_dtype", T.INT, -1),
+                 Attr("out_dtype", T.INT, -1)]
+
+
+def reduced_axes(ndim: int, dim, reduce_all: bool) -> tuple:
+    """The axes a reduce op folds: all of them for reduce_all or an empty `dim`."""
+    if reduce_all or not dim:
+        return tuple(range(ndim))
+    return tuple(sorted({d % ndim for d in dim})) if ndim else ()
+
+
+def _reduced_shape(shape: tuple, axes: tuple, keep_dim: bool) -> tuple:
+    if keep_dim:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _infer_reduce(ctx):
+    x = ctx.input("X")
+    axes = reduced_axes(len(x.shape), ctx.attr("dim"), ctx.attr("reduce_all"))
+    code = ctx.attr("out_dtype")
+    dtype = x.dtype if code == -1 else dtypes.to_numpy(code)
+    return {"Out": VarSpec(_reduced_shape(x.shape, axes, ctx.attr("keep_dim")), dtype)}
+
+
+def _expand_back(dout: np.ndarray, x_shape: tuple, axes: tuple) -> np.ndarray:
+    """dOut broadcast back over the reduced axes of X (whatever keep_dim was)."""
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x_shape))
+    return np.broadcast_to(np.reshape(dout, kept), x_shape)
+
+
+def _examples(np_reduce):
+    def expect(X, dim=(0,), keep_dim=False, reduce_all=False, **_):
+        axes = reduced_axes(X.ndim, dim, reduce_all)
+        return {"Out": np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim), X.dtype)}
+
+    return [
+        Example({"X": rand(3, 4, 5)}, {"dim": [1]}, expect),
+        Example({"X": rand(3, 4, 5)}, {"dim": [0, -1], "keep_dim": True}, expect),
+        Example({"X": rand(2, 3)}, {"dim": [], "reduce_all": True}, expect),
+        Example({"X": rand(2, 3, 2).astype(np.float64)}, {"dim": [2, 0]}, expect),
+    ]
+
+
+def _reduce(name, np_reduce, grad_rule, uses_out: bool, doc: str):
+    """Register `reduce_<name>` and `reduce_<name>_grad`.
+
+    grad_rule(X, Out, dOut_expanded, axes) gives dX; Out arrives expanded like dOut.
+    """
+    op_type = f"reduce_{name}"
+    uses = ["X", "Out"] if uses_out else ["X"]
+
+    @register_op(op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                 infer=_infer_reduce, grad=default_grad(f"{op_type}_grad", uses=uses), doc=doc,
+                 examples=_examples(np_reduce))
+    def kernel(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        axes = reduced_axes(X.ndim, dim, reduce_all)
+        out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))
+        dtype = X.dtype if out_dtype == -1 else dtypes.to_numpy(out_dtype)
+        return {"Out": out.astype(dtype, copy=False)}
+
+    def dx(X, Out, Out_grad, dim, reduce_all):
+        axes = reduced_axes(X.ndim, dim, reduce_all)
+        out = None if Out is None else _expand_back(Out, X.shape, axes)
+        grad = grad_rule(X, out, _expand_back(Out_grad, X.shape, axes), axes)
+        return {"X@GRAD": np.ascontiguousarray(grad, dtype=X.dtype)}
+
+    def grad_from_out(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        return dx(X, Out, Out_grad, dim, reduce_all)
+
+    def grad_from_x(X, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        return dx(X, None, Out_grad, dim, reduce_all)
+
+    register_op(f"{op_type}_grad", inputs=[*uses, "Out@GRAD"], outputs=["X@GRAD"],
+                attrs=_REDUCE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of=op_type,
+                doc=f"gradient of {op_type}")(grad_from_out if uses_out else grad_from_x)
+
+
+def _count(shape, axes) -> int:
+    return int(np.prod([shape[a] for a in axes])) if axes else 1
+
+
+_reduce("sum", np.sum, lambda x, out, g, axes: g, False, "Out = sum of X over dim")
+_reduce("mean", np.mean, lambda x, out, g, axes: g / _count(x.shape, axes), False,
+        "Out = mean of X over dim")
+_reduce("max", np.max, lambda x, out, g, axes: g * (x == out), True,
+        "Out = max of X over dim (ties all receive the gradient)")
+_reduce("min", np.min, lambda x, out, g, axes: g * (x == out), True,
+        "Out = min of X over dim (ties all receive the gradient)")
+
+
+# --- mean: fluid's whole-tensor mean ------------------------------------------------------------
+@register_op(
+    "mean", inputs=["X"], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec((), ctx.input("X").dtype)},
+    grad=default_grad("mean_grad", uses=["X"]), doc="Out = mean of all elements of X (0-D)",
+    examples=[Example({"X": rand(3, 4)}, expect=lambda X: {"Out": np.mean(X, dtype=X.dtype)}),
+              Example({"X": rand(2, 1, 3).astype(np.float64)},
+                      expect=lambda X: {"Out": np.mean(X)})],
+)
+def mean(X):
+    return {"Out": np.asarray(np.mean(X), dtype=X.dtype)}
+
+
+@register_op(
+    "mean_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], infer=same_as("X", out="X@GRAD"),
+    grad_of="mean", doc="dX = dOut / numel(X) everywhere",
+)
+def mean_grad(X, Out_grad):
+    dx = np.broadcast_to(np.reshape(Out_grad, ()) / max(X.size, 1), X.shape)
+    return {"X@GRAD": np.ascontiguousarray(dx, dtype=X.dtype)}
