@@ -1,0 +1,90 @@
+"""Comparison and logical ops: bool outputs, numpy broadcasting, no gradients.
+
+Paddle's legacy compare ops carry an `axis` attribute but ignore it and broadcast numpy-style
+(wire-format.md §5), so pyir does the same. Logical ops treat nonzero as true.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import Attr, Example, VarSpec, register_op
+from ..registry import AttrType as T
+from ._helpers import broadcast_shape, rand, same_as
+
+_BOOL = np.dtype(np.bool_)
+_COMPARE_ATTRS = [Attr("axis", T.INT, -1), Attr("force_cpu", T.BOOLEAN, False)]
+
+
+def _infer_binary(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    return {"Out": VarSpec(broadcast_shape(x.shape, y.shape), _BOOL)}
+
+
+def _compare_examples(forward):
+    grid = np.array([[1, 2, 3], [3, 2, 1]], np.int64)
+    return [
+        Example({"X": rand(3, 4), "Y": rand(3, 4)}, {},
+                lambda X, Y: {"Out": forward(X, Y)}),
+        Example({"X": grid, "Y": np.array([2], np.int64)}, {},
+                lambda X, Y: {"Out": forward(X, np.full_like(X, 2))}),
+        # `axis` is ignored: Y [3] lines up with X's last dim, not dim 1.
+        Example({"X": rand(2, 4, 3), "Y": rand(3)}, {"axis": 1},
+                lambda X, Y, axis: {"Out": forward(X, np.tile(Y, (2, 4, 1)))}),
+        Example({"X": rand(3, 1), "Y": rand(1, 4, dtype="float64")}, {},
+                lambda X, Y: {"Out": forward(np.tile(X, (1, 4)), np.tile(Y, (3, 1)))}),
+    ]
+
+
+def _compare(name, forward, doc):
+    def kernel(X, Y, axis, force_cpu):
+        return {"Out": np.asarray(forward(X, Y), dtype=_BOOL)}
+
+    register_op(name, inputs=["X", "Y"], outputs=["Out"], attrs=_COMPARE_ATTRS,
+                infer=_infer_binary, doc=doc, examples=_compare_examples(forward))(kernel)
+
+
+_compare("equal", np.equal, "Out = X == Y")
+_compare("not_equal", np.not_equal, "Out = X != Y")
+_compare("less_than", np.less, "Out = X < Y")
+_compare("less_equal", np.less_equal, "Out = X <= Y")
+_compare("greater_than", np.greater, "Out = X > Y")
+_compare("greater_equal", np.greater_equal, "Out = X >= Y")
+
+
+def _logical_examples(forward):
+    a = np.array([[True, False], [True, False]])
+    b = np.array([[True, True], [False, False]])
+    table = {True: 1, False: 0}
+    return [
+        Example({"X": a, "Y": b}, expect=lambda X, Y: {"Out": np.array(
+            [[forward(table[p], table[q]) for p, q in zip(r, s)] for r, s in zip(X, Y)], bool)}),
+        Example({"X": np.array([0.0, 2.5, -1.0], np.float32), "Y": np.array([1], np.int64)},
+                expect=lambda X, Y: {"Out": np.array([forward(0, 1), forward(1, 1),
+                                                      forward(1, 1)], bool)}),
+    ]
+
+
+def _logical(name, forward, doc):
+    def kernel(X, Y):
+        return {"Out": np.asarray(forward(X.astype(bool), Y.astype(bool)), dtype=_BOOL)}
+
+    register_op(name, inputs=["X", "Y"], outputs=["Out"], infer=_infer_binary, doc=doc,
+                examples=_logical_examples(lambda p, q: bool(forward(p, q))))(kernel)
+
+
+_logical("logical_and", lambda p, q: p & q, "Out = X and Y (nonzero is true)")
+_logical("logical_or", lambda p, q: p | q, "Out = X or Y (nonzero is true)")
+_logical("logical_xor", lambda p, q: p ^ q, "Out = X xor Y (nonzero is true)")
+
+
+@register_op(
+    "logical_not", inputs=["X"], outputs=["Out"], infer=same_as("X", dtype="bool"),
+    doc="Out = not X (nonzero is true)",
+    examples=[Example({"X": np.array([[True, False]])},
+                      expect={"Out": np.array([[False, True]])}),
+              Example({"X": np.array([0, 3, -2], np.int32)},
+                      expect={"Out": np.array([True, False, False])})],
+)
+def logical_not(X):
+    return {"Out": ~X.astype(bool)}

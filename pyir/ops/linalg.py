@@ -1,0 +1,201 @@
+"""Linear algebra ops: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `p_norm`, with gradients.
+
+`matmul_v2` lives in nn.py; the legacy `matmul` differs by its `alpha` scale, its attribute
+names and by keeping a [1] result when both operands are vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import Attr, Example, VarSpec, register_op
+from ..registry import AttrType as T
+from ._helpers import broadcast_shape, default_grad, rand, unbroadcast
+
+_MATMUL_ATTRS = [
+    Attr("transpose_X", T.BOOLEAN, False), Attr("transpose_Y", T.BOOLEAN, False),
+    Attr("alpha", T.FLOAT, 1.0), Attr("Scale_x", T.FLOAT, 1.0), Attr("Scale_y", T.FLOAT, 1.0),
+    Attr("Scale_out", T.FLOAT, 1.0), Attr("force_fp32_output", T.BOOLEAN, False),
+    Attr("head_number", T.INT, 1),
+]
+
+
+def _as_matrices(X, Y, transpose_X, transpose_Y):
+    """X and Y as (..., M, K) and (..., K, N) operands: vectors become a row / a column."""
+    x = X.reshape(1, -1) if X.ndim == 1 else X
+    y = Y.reshape(-1, 1) if Y.ndim == 1 else Y
+    if transpose_X and X.ndim > 1:
+        x = np.swapaxes(x, -1, -2)
+    if transpose_Y and Y.ndim > 1:
+        y = np.swapaxes(y, -1, -2)
+    return x, y
+
+
+def _matmul_shape(x: tuple, y: tuple, tx: bool, ty: bool) -> tuple:
+    """Legacy matmul's output shape; vector operands lose their added dim."""
+    xm = (1,) + tuple(x) if len(x) == 1 else tuple(x)
+    ym = tuple(y) + (1,) if len(y) == 1 else tuple(y)
+    if tx and len(x) > 1:
+        xm = xm[:-2] + (xm[-1], xm[-2])
+    if ty and len(y) > 1:
+        ym = ym[:-2] + (ym[-1], ym[-2])
+    batch = broadcast_shape(xm[:-2], ym[:-2])
+    out = batch + ((xm[-2],) if len(x) > 1 else ()) + ((ym[-1],) if len(y) > 1 else ())
+    return out or (1,)
+
+
+def _infer_matmul(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    shape = _matmul_shape(x.shape, y.shape, ctx.attr("transpose_X"), ctx.attr("transpose_Y"))
+    return {"Out": VarSpec(shape, x.dtype)}
+
+
+@register_op(
+    "matmul", inputs=["X", "Y"], outputs=["Out"], attrs=_MATMUL_ATTRS, infer=_infer_matmul,
+    grad=default_grad("matmul_grad"),
+    doc="Out = alpha * op(X) @ op(Y), op = transpose of the last two dims when asked",
+    examples=[
+        Example({"X": rand(2, 3), "Y": rand(3, 4)}, {"alpha": 1.0},
+                lambda X, Y, alpha: {"Out": X @ Y}),
+        Example({"X": rand(2, 3, 4), "Y": rand(2, 5, 4)},
+                {"transpose_Y": True, "alpha": 0.5},
+                lambda X, Y, **a: {"Out": 0.5 * np.einsum("bmk,bnk->bmn", X, Y)}),
+        Example({"X": rand(2, 4, 3), "Y": rand(4, 2)}, {"transpose_X": True},
+                lambda X, Y, **a: {"Out": np.einsum("bkm,kn->bmn", X, Y)}),
+        Example({"X": rand(3), "Y": rand(3)}, {},
+                lambda X, Y: {"Out": np.array([np.dot(X, Y)], np.float32)}),
+        Example({"X": rand(2, 1, 2, 3), "Y": rand(3, 3, 2)}, {"alpha": 2.0},
+                lambda X, Y, alpha: {"Out": 2.0 * np.einsum("abmk,ckn->acmn", X, Y)}),
+    ],
+)
+def matmul(X, Y, transpose_X, transpose_Y, alpha, Scale_x, Scale_y, Scale_out,
+           force_fp32_output, head_number):
+    x, y = _as_matrices(X, Y, transpose_X, transpose_Y)
+    out = np.matmul(x, y)
+    if alpha != 1.0:
+        out = out * np.asarray(alpha, out.dtype)
+    shape = _matmul_shape(X.shape, Y.shape, transpose_X, transpose_Y)
+    return {"Out": out.reshape(shape)}
+
+
+@register_op(
+    "matmul_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
+    attrs=_MATMUL_ATTRS, grad_of="matmul",
+    doc="d op(X) = alpha * dOut @ op(Y)^T, d op(Y) = alpha * op(X)^T @ dOut, batch unbroadcast",
+)
+def matmul_grad(X, Y, Out_grad, transpose_X, transpose_Y, alpha, Scale_x, Scale_y, Scale_out,
+                force_fp32_output, head_number):
+    x, y = _as_matrices(X, Y, transpose_X, transpose_Y)
+    g = Out_grad.reshape(np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+                         + (x.shape[-2], y.shape[-1])) * np.asarray(alpha, Out_grad.dtype)
+    dx = g @ np.swapaxes(y, -1, -2)
+    dy = np.swapaxes(x, -1, -2) @ g
+    if transpose_X and X.ndim > 1:
+        dx = np.swapaxes(dx, -1, -2)
+    if transpose_Y and Y.ndim > 1:
+        dy = np.swapaxes(dy, -1, -2)
+    x_shape = X.shape if X.ndim > 1 else (1,) + X.shape
+    y_shape = Y.shape if Y.ndim > 1 else Y.shape + (1,)
+    return {"X@GRAD": unbroadcast(dx, x_shape).reshape(X.shape),
+            "Y@GRAD": unbroadcast(dy, y_shape).reshape(Y.shape)}
+
+
+def _infer_bmm(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    return {"Out": VarSpec((x.shape[0], x.shape[1], y.shape[2]), x.dtype)}
+
+
+@register_op(
+    "bmm", inputs=["X", "Y"], outputs=["Out"], infer=_infer_bmm, grad=default_grad("bmm_grad"),
+    doc="Out[b] = X[b] @ Y[b] for 3-D X [B, M, K] and Y [B, K, N]",
+    examples=[Example({"X": rand(2, 3, 4), "Y": rand(2, 4, 5)},
+                      expect=lambda X, Y: {"Out": np.stack([X[0] @ Y[0], X[1] @ Y[1]])})],
+)
+def bmm(X, Y):
+    return {"Out": np.matmul(X, Y)}
+
+
+@register_op("bmm_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
+             grad_of="bmm", doc="dX = dOut @ Y^T, dY = X^T @ dOut, per batch")
+def bmm_grad(X, Y, Out_grad):
+    return {"X@GRAD": Out_grad @ np.swapaxes(Y, 1, 2), "Y@GRAD": np.swapaxes(X, 1, 2) @ Out_grad}
+
+
+_P_NORM_ATTRS = [Attr("porder", T.FLOAT, 2.0), Attr("axis", T.INT, -1),
+                 Attr("epsilon", T.FLOAT, 1e-12), Attr("keepdim", T.BOOLEAN, False),
+                 Attr("asvector", T.BOOLEAN, False)]
+
+
+def _infer_p_norm(ctx):
+    x = ctx.input("X")
+    keep = ctx.attr("keepdim")
+    if ctx.attr("asvector"):
+        return {"Out": VarSpec((1,) * len(x.shape) if keep else (), x.dtype)}
+    axis = ctx.attr("axis") % len(x.shape)
+    shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keep else \
+        tuple(d for i, d in enumerate(x.shape) if i != axis)
+    return {"Out": VarSpec(shape, x.dtype)}
+
+
+def _norm_axis(X, axis, asvector):
+    return (X.reshape(-1), 0) if asvector else (X, axis % X.ndim)
+
+
+def _p_norm_value(x, p, axis):
+    a = np.abs(x)
+    if p == np.inf:
+        return a.max(axis=axis, keepdims=True)
+    if p == -np.inf:
+        return a.min(axis=axis, keepdims=True)
+    if p == 0:
+        return (a != 0).sum(axis=axis, keepdims=True).astype(x.dtype)
+    return (a ** p).sum(axis=axis, keepdims=True) ** (1.0 / p)
+
+
+def _p_norm_expect(X, porder, axis=-1, keepdim=False, asvector=False, **_):
+    flat = X.reshape(-1) if asvector else X
+    ax = None if asvector else axis
+    out = np.linalg.norm(flat.astype(np.float64), ord=porder, axis=ax, keepdims=keepdim)
+    if asvector and keepdim:
+        out = np.reshape(out, (1,) * X.ndim)
+    return {"Out": np.asarray(out, X.dtype)}
+
+
+@register_op(
+    "p_norm", inputs=["X"], outputs=["Out"], attrs=_P_NORM_ATTRS, infer=_infer_p_norm,
+    grad=default_grad("p_norm_grad", uses=["X", "Out"]),
+    doc="Out = (sum |X|^p)^(1/p) along axis (max / min |X| for p = +-inf, count for p = 0)",
+    examples=[
+        Example({"X": rand(3, 4)}, {"porder": 2.0, "axis": 1}, _p_norm_expect),
+        Example({"X": rand(3, 4)}, {"porder": 3.0, "axis": 0, "keepdim": True}, _p_norm_expect),
+        Example({"X": rand(2, 3)}, {"porder": 1.0, "axis": -1}, _p_norm_expect),
+        Example({"X": rand(2, 3)}, {"porder": float("inf"), "axis": -1}, _p_norm_expect),
+        Example({"X": rand(2, 3)}, {"porder": 2.0, "asvector": True}, _p_norm_expect),
+    ],
+)
+def p_norm(X, porder, axis, epsilon, keepdim, asvector):
+    x, ax = _norm_axis(X, axis, asvector)
+    out = _p_norm_value(x, porder, ax).astype(X.dtype, copy=False)
+    if asvector:
+        return {"Out": out.reshape((1,) * X.ndim if keepdim else ())}
+    return {"Out": out if keepdim else np.squeeze(out, ax)}
+
+
+@register_op(
+    "p_norm_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"], attrs=_P_NORM_ATTRS,
+    grad_of="p_norm",
+    doc="dX = dOut * sign(X) |X|^(p-1) / max(Out, eps)^(p-1); inf norms route dOut to the "
+        "extreme elements",
+)
+def p_norm_grad(X, Out, Out_grad, porder, axis, epsilon, keepdim, asvector):
+    x, ax = _norm_axis(X, axis, asvector)
+    norm = _p_norm_value(x, porder, ax)
+    g = Out_grad.reshape(norm.shape)
+    a = np.abs(x)
+    if porder in (np.inf, -np.inf):
+        dx = np.sign(x) * (a == norm) * g
+    elif porder == 0:
+        dx = np.zeros_like(x)
+    else:
+        dx = np.sign(x) * a ** (porder - 1) * g / np.maximum(norm, epsilon) ** (porder - 1)
+    return {"X@GRAD": dx.reshape(X.shape).astype(X.dtype, copy=False)}

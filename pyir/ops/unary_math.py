@@ -1,0 +1,134 @@
+"""Elementwise math functions: trigonometric, hyperbolic, erf, rounding, sign, reciprocals.
+
+Each op is one `_unary(...)` call: the formula, its derivative, and the open interval its
+examples are drawn from (so asin, acosh and atanh get points inside their domains).
+Rounding ops have zero gradients through `<op>_grad(Out@GRAD)`, as in Paddle; `sign`'s
+gradient is Paddle's `scale(dOut, 0)`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..registry import Attr, Example, GradOp, register_op
+from ..registry import AttrType as T
+from ._helpers import default_grad, grad_name, rand, same_as
+
+_erf_scalar = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # numpy has no erf; math.erf per element is exact and erf is rarely on a hot path.
+    return np.asarray(_erf_scalar(x), dtype=np.float64).astype(x.dtype, copy=False)
+
+
+def _examples(forward, low, high):
+    return [Example({"X": rand(3, 4, low=low, high=high)}, expect=lambda X: {"Out": forward(X)}),
+            Example({"X": rand(2, 3, 2, dtype="float64", low=low, high=high)},
+                    expect=lambda X: {"Out": forward(X)})]
+
+
+def _unary(name, forward, derivative, doc, uses="X", domain=(-1.0, 1.0)):
+    """Register `name` and `name_grad`: derivative(x_or_out, dout) -> dX."""
+
+    @register_op(name, inputs=["X"], outputs=["Out"], infer=same_as("X"),
+                 grad=default_grad(f"{name}_grad", uses=[uses]), doc=doc,
+                 examples=_examples(forward, *domain))
+    def kernel(X):
+        return {"Out": forward(X).astype(X.dtype, copy=False)}
+
+    def grad_from_out(Out, Out_grad):
+        return {"X@GRAD": derivative(Out, Out_grad).astype(Out_grad.dtype, copy=False)}
+
+    def grad_from_x(X, Out_grad):
+        return {"X@GRAD": derivative(X, Out_grad).astype(Out_grad.dtype, copy=False)}
+
+    register_op(f"{name}_grad", inputs=[uses, "Out@GRAD"], outputs=["X@GRAD"],
+                infer=same_as(uses, out="X@GRAD"), grad_of=name, doc=f"gradient of {name}",
+                )(grad_from_out if uses == "Out" else grad_from_x)
+
+
+_unary("sin", np.sin, lambda x, g: g * np.cos(x), "Out = sin(X)")
+_unary("cos", np.cos, lambda x, g: -g * np.sin(x), "Out = cos(X)")
+_unary("tan", np.tan, lambda x, g: g / np.cos(x) ** 2, "Out = tan(X)")
+_unary("asin", np.arcsin, lambda x, g: g / np.sqrt(1 - x * x), "Out = asin(X)",
+       domain=(-0.9, 0.9))
+_unary("acos", np.arccos, lambda x, g: -g / np.sqrt(1 - x * x), "Out = acos(X)",
+       domain=(-0.9, 0.9))
+_unary("atan", np.arctan, lambda x, g: g / (1 + x * x), "Out = atan(X)")
+_unary("sinh", np.sinh, lambda x, g: g * np.cosh(x), "Out = sinh(X)")
+_unary("cosh", np.cosh, lambda x, g: g * np.sinh(x), "Out = cosh(X)")
+_unary("asinh", np.arcsinh, lambda x, g: g / np.sqrt(x * x + 1), "Out = asinh(X)")
+_unary("acosh", np.arccosh, lambda x, g: g / np.sqrt(x * x - 1), "Out = acosh(X)",
+       domain=(1.2, 3.0))
+_unary("atanh", np.arctanh, lambda x, g: g / (1 - x * x), "Out = atanh(X)",
+       domain=(-0.9, 0.9))
+_unary("erf", _erf, lambda x, g: g * (2.0 / math.sqrt(math.pi)) * np.exp(-x * x),
+       "Out = erf(X) = 2/sqrt(pi) * integral_0^X exp(-t^2) dt")
+_unary("reciprocal", lambda x: 1.0 / x, lambda out, g: -g * out * out, "Out = 1 / X",
+       uses="Out", domain=(0.5, 2.0))
+_unary("rsqrt", lambda x: 1.0 / np.sqrt(x), lambda out, g: -0.5 * g * out ** 3,
+       "Out = 1 / sqrt(X)", uses="Out", domain=(0.5, 2.0))
+
+
+_ROUNDING_CASE = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.26, -0.74]], np.float32)
+
+
+def _zero_grad(name, forward, doc, attrs=(), example_attrs=None):
+    """Register a piecewise-constant op's `name_grad(Out@GRAD) -> zeros`; returns a decorator
+    for the forward kernel, whose example is the half-way points of `_ROUNDING_CASE`."""
+    register_op(f"{name}_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
+                infer=same_as("Out@GRAD", out="X@GRAD"), grad_of=name,
+                doc=f"gradient of {name}: zero almost everywhere",
+                )(_ZERO_GRAD_KERNELS[len(attrs)])
+    example_attrs = example_attrs or {}
+    return register_op(
+        name, inputs=["X"], outputs=["Out"], attrs=attrs, infer=same_as("X"),
+        grad=default_grad(f"{name}_grad", uses=[]), doc=doc,
+        examples=[Example({"X": _ROUNDING_CASE}, example_attrs,
+                          lambda X, **a: {"Out": forward(X, **a)}, grad=False)])
+
+
+def _zeros_like_grad(Out_grad):
+    return {"X@GRAD": np.zeros_like(Out_grad)}
+
+
+def _zeros_like_grad_decimals(Out_grad, decimals):
+    return {"X@GRAD": np.zeros_like(Out_grad)}
+
+
+_ZERO_GRAD_KERNELS = {0: _zeros_like_grad, 1: _zeros_like_grad_decimals}
+
+
+@_zero_grad("floor", lambda X: np.floor(X), "Out = floor(X)")
+def floor(X):
+    return {"Out": np.floor(X)}
+
+
+@_zero_grad("ceil", lambda X: np.ceil(X), "Out = ceil(X)")
+def ceil(X):
+    return {"Out": np.ceil(X)}
+
+
+# Independent expectation: Python's round() is half-to-even on exact halves, like Paddle.
+@_zero_grad("round", lambda X, decimals: np.vectorize(round)(X.astype(np.float64), decimals)
+            .astype(X.dtype), "Out = X rounded half to even at `decimals` places",
+            attrs=[Attr("decimals", T.INT, 0)], example_attrs={"decimals": 0})
+def round_(X, decimals):
+    return {"Out": np.round(X, decimals).astype(X.dtype, copy=False)}
+
+
+@register_op(
+    "sign", inputs=["X"], outputs=["Out"], infer=same_as("X"),
+    grad=lambda op, opdef: [GradOp("scale", {"X": [grad_name(op.output("Out")[0])]},
+                                   {"Out": [grad_name(op.input("X")[0])]},
+                                   {"scale": 0.0, "bias": 0.0, "bias_after_scale": True})],
+    doc="Out = -1, 0 or 1 by the sign of X (gradient: scale(dOut, 0), as Paddle emits)",
+    examples=[Example({"X": np.array([[-2.0, 0.0, 3.5], [0.1, -0.1, 0.0]], np.float32)},
+                      expect=lambda X: {"Out": np.array([[-1, 0, 1], [1, -1, 0]], np.float32)},
+                      grad=False)],
+)
+def sign(X):
+    return {"Out": np.sign(X)}
