@@ -5,8 +5,8 @@ Each family module registers its ops (forward and `_grad` together) when importe
 
 from ..errors import PyirError
 from ..registry import OPS
-from . import (activation, elementwise, manipulation, math, nn, optimizer, py_func,  # noqa: F401
-               pylayer, reduce, tensor)
+from . import (activation, compare, elementwise, linalg, manipulation, math, nn,  # noqa: F401
+               optimizer, py_func, pylayer, reduce, tensor, unary_math)
 
 
 def _validate_registry() -> None:
