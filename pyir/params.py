@@ -95,11 +95,16 @@ def write_params(path: str, tensors: dict) -> None:
 
 def _npz_bytes(tensors: dict) -> bytes:
     import io
+    import zipfile
 
     buf = io.BytesIO()
-    arrays = {n: (t.array if isinstance(t, TensorRecord) else np.asarray(t))
-              for n, t in sorted(tensors.items())}
-    np.savez(buf, **arrays)
+    # np.savez(**arrays) rejects a variable named "file"; write the members directly.
+    with zipfile.ZipFile(buf, "w") as archive:
+        for name in sorted(tensors):
+            t = tensors[name]
+            with archive.open(name + ".npy", "w") as member:
+                np.lib.format.write_array(member, np.asarray(
+                    t.array if isinstance(t, TensorRecord) else t), allow_pickle=False)
     return buf.getvalue()
 
 

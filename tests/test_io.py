@@ -1,0 +1,187 @@
+"""save_inference_model / load_inference_model / save_model / load_model (wire-format.md §2)."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from pyir import io as pio
+from pyir import static
+from pyir._proto import framework_pb2 as pb
+from pyir.builder import emit
+from pyir.errors import FormatError, PyirError
+from pyir.executor import Scope, global_scope
+from pyir.framework import FEED_MINIBATCH, FETCH_LIST
+from pyir.params import read_params, write_params
+from pyir.serialize import load_program
+
+GOLDEN = pathlib.Path(__file__).resolve().parent / "paddle_golden"
+
+
+def _mlp(act="relu"):
+    x = static.data("x", [4, 16], "float32")
+    h = static.nn.fc(x, 32, activation=act)
+    o = static.nn.fc(h, 10)
+    return x, h, o
+
+
+def _startup(exe=None):
+    exe = exe or static.Executor()
+    exe.run(static.default_startup_program())
+    return exe
+
+
+def test_saved_mlp_is_byte_identical_to_paddles(tmp_path):
+    x, h, o = _mlp()
+    s = emit("softmax", {"X": o}, {"axis": -1})["Out"]
+    static.save_inference_model(str(tmp_path / "m"), [x], [h, o, s], _startup())
+    assert (tmp_path / "m.pdmodel").read_bytes() == (GOLDEN / "mlp" / "model.pdmodel").read_bytes()
+
+
+def test_save_load_run_gives_the_same_outputs(tmp_path, rng):
+    x, h, o = _mlp(act="tanh")
+    exe = _startup()
+    feed = {"x": rng.standard_normal((4, 16)).astype(np.float32)}
+    want = exe.run(static.default_main_program(), feed=feed, fetch_list=[o, h])
+    static.save_inference_model(str(tmp_path / "sub" / "m"), [x], [o, h], exe)
+    with static.scope_guard(Scope()):
+        program, feeds, fetches = static.load_inference_model(str(tmp_path / "sub" / "m"), exe)
+        assert feeds == ["x"] and [v.name for v in fetches] == [o.name, h.name]
+        got = exe.run(program, feed=feed, fetch_list=fetches)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_layout_follows_paddles_conventions(tmp_path):
+    a = static.data("a", [-1, 3], "float32")
+    b = static.data("b", [-1, 3], "float32")
+    y = static.nn.fc(emit("elementwise_add", {"X": a, "Y": b})["Out"], 2)
+    unused = static.nn.fc(a, 5)  # a branch the fetches do not need: pruned with its params
+    z = emit("tanh", {"X": y})["Out"]
+    static.save_inference_model(str(tmp_path / "m"), [a, b], [z, y], _startup())
+    desc = pb.ProgramDesc()
+    desc.ParseFromString((tmp_path / "m.pdmodel").read_bytes())
+    assert desc.version.version == 3003001 and len(desc.op_version_map.pair) == 76
+    block = desc.blocks[0]
+    ops = [(op.type, {x.name: x.i for x in op.attrs}.get("col")) for op in block.ops]
+    assert ops[:2] == [("feed", 1), ("feed", 0)] and ops[-2:] == [("fetch", 0), ("fetch", 1)]
+    assert [op.outputs[0].arguments[0] for op in block.ops[:2]] == ["b", "a"]
+    names = [v.name for v in block.vars]
+    assert names[-2:] == ["feed", "fetch"] and names[:-2] == sorted(names[:-2])
+    assert not any(n.startswith("fc_1.") for n in names)
+    holders = {v.name: v for v in block.vars[-2:]}
+    assert holders["feed"].type.type == FEED_MINIBATCH and holders["fetch"].type.type == FETCH_LIST
+    assert all(v.persistable for v in holders.values())
+    for v in block.vars:
+        assert v.HasField("persistable") and not v.HasField("is_parameter")
+        assert not v.HasField("stop_gradient")
+        assert v.HasField("need_check_feed") == (v.name in ("a", "b"))
+    for op in block.ops:
+        attr_names = [x.name for x in op.attrs]
+        assert attr_names == sorted(attr_names) and "op_callstack" not in attr_names
+        assert [s.parameter for s in op.inputs] == sorted(s.parameter for s in op.inputs)
+    params = read_params(str(tmp_path / "m.pdiparams"), ["fc_0.b_0", "fc_0.w_0"])
+    np.testing.assert_array_equal(params["fc_0.w_0"], global_scope()["fc_0.w_0"])
+    assert unused.name not in names
+
+
+def test_is_test_is_set_and_extra_attrs_clipped():
+    x = static.data("x", [2, 3], "float32")
+    y = emit("tanh", {"X": x})["Out"]
+    op = static.default_main_program().global_block().ops[-1]
+    op.attrs.update(is_test=False, use_mkldnn=True, op_callstack=["f.py:1"])
+    infer = pio.inference_program(static.default_main_program(), ["x"], [y.name])
+    tanh = next(o for o in infer.global_block().ops if o.type == "tanh")
+    assert "use_mkldnn" not in tanh.attrs and "op_callstack" not in tanh.attrs
+    assert tanh.attrs.get("is_test", True) is True
+    # the source program is untouched
+    assert op.attrs["use_mkldnn"] is True
+
+
+def test_no_persistables_means_no_params_file(tmp_path):
+    x = static.data("x", [2, 3], "float32")
+    y = emit("exp", {"X": x})["Out"]
+    static.save_inference_model(str(tmp_path / "m"), [x], [y], static.Executor())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.pdmodel"]
+    program, feeds, fetches = static.load_inference_model(str(tmp_path / "m"), None)
+    out = static.Executor().run(program, feed={"x": np.ones((2, 3), np.float32)},
+                                fetch_list=fetches)
+    np.testing.assert_allclose(out[0], np.exp(np.ones((2, 3), np.float32)))
+
+
+def test_failed_save_leaves_nothing_behind(tmp_path):
+    x, h, o = _mlp()  # startup program not run: the parameters have no values
+    with pytest.raises(PyirError, match="fc_0.b_0.*startup"):
+        static.save_inference_model(str(tmp_path / "m"), [x], [o], static.Executor())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_arguments():
+    x, h, o = _mlp()
+    with pytest.raises(PyirError, match="not a variable"):
+        pio.inference_program(static.default_main_program(), ["x"], ["nope"])
+    with pytest.raises(PyirError, match="fetch_vars is empty"):
+        static.save_inference_model("/tmp/never", [x], [], static.Executor())
+
+
+def test_load_inference_model_reads_paddles_mlp():
+    program, feeds, fetches = static.load_inference_model(str(GOLDEN / "mlp" / "model"), None)
+    meta = json.loads((GOLDEN / "mlp" / "meta.json").read_text())
+    assert feeds == meta["feed_names"]
+    assert [v.name for v in fetches] == meta["fetch_names"]
+    for name, info in meta["persistable_vars"].items():
+        assert global_scope()[name].shape == tuple(info["shape"])
+        assert abs(float(global_scope()[name].mean()) - info["mean"]) < 1e-6
+
+
+def test_save_model_and_load_model_with_sidecar_and_npz(tmp_path, rng):
+    x, h, o = _mlp()
+    scope = Scope()
+    static.Executor().run(static.default_startup_program(), scope=scope)
+    path = tmp_path / "out" / "model.pb"
+    pio.save_model(str(path), static.default_main_program(), ["x"], [o.name], scope)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["model.pb", "model.pdiparams"]
+    loaded = pio.load_model(str(path), scope=Scope())
+    assert (loaded.feed_names, loaded.fetch_names) == (["x"], [o.name])
+    assert loaded.params_path == str(tmp_path / "out" / "model.pdiparams")
+    npz = tmp_path / "p.npz"
+    write_params(str(npz), {n: scope[n] for n in pio.persistable_names(loaded.program)})
+    other = Scope()
+    pio.load_model(str(path), params=str(npz), scope=other)
+    feed = {"x": rng.standard_normal((4, 16)).astype(np.float32)}
+    a = static.Executor().run(loaded.program, feed=feed, fetch_list=[o.name], scope=other)
+    b = static.Executor().run(static.default_main_program(), feed=feed, fetch_list=[o],
+                              scope=scope)
+    np.testing.assert_array_equal(a[0], b[0])
+
+
+def test_params_that_do_not_fit_the_program_are_rejected(tmp_path):
+    x, h, o = _mlp()
+    scope = Scope()
+    static.Executor().run(static.default_startup_program(), scope=scope)
+    path = tmp_path / "m.pb"
+    pio.save_model(str(path), static.default_main_program(), ["x"], [o.name], scope)
+    names = pio.persistable_names(load_program(str(path)))
+    bad = {n: scope[n] for n in names}
+    bad["fc_1.w_0"] = np.zeros((32, 11), np.float32)
+    write_params(str(tmp_path / "bad.npz"), bad)
+    with pytest.raises(FormatError, match=r"bad.npz.*fc_1.w_0.*\[32, 11\]"):
+        pio.load_model(str(path), params=str(tmp_path / "bad.npz"), scope=Scope())
+    with pytest.raises(FormatError, match="no such params file"):
+        pio.load_model(str(path), params=str(tmp_path / "missing.pdiparams"))
+
+
+def test_pylayer_backward_blocks_are_dropped_and_blocks_renumbered():
+    program = load_program(str(GOLDEN / "pylayer_grad" / "model_forward.pb"))
+    infer = pio.inference_program(program, ["x", "w"], ["mean_0.tmp_0"])
+    assert len(infer.blocks) == 3
+    layers = [op for op in infer.global_block().ops if op.type == "pylayer"]
+    assert [op.attrs["blocks"] for op in layers] == [[1], [2]]
+    assert [(b.idx, b.parent_idx) for b in infer.blocks] == [(0, -1), (1, 0), (2, 0)]
+    assert [op.type for op in infer.blocks[2].ops] == [op.type for op in program.blocks[3].ops]
+    # the variables the sub-blocks read from the global block survive pruning
+    for b in infer.blocks[1:]:
+        for op in b.ops:
+            for name in op.input_arg_names:
+                assert b.find_var(name) is not None, name
