@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 import traceback
 from collections import Counter
 
@@ -52,10 +54,8 @@ def build(model: str, out: str | None, fetches: tuple[str, ...]) -> None:
       pyir build samples/mlp.py -o out/mlp.pb
     """
     from pyir.executor import Executor, Scope
-    from pyir.io import save_model
 
     out = out or os.path.splitext(os.path.basename(model))[0] + ".pb"
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     # The module stays importable until the file is written: saving may resolve the
     # references of callables the model registered.
     with loaded_model(model) as (main, startup):
@@ -63,8 +63,31 @@ def build(model: str, out: str | None, fetches: tuple[str, ...]) -> None:
         outputs = _outputs(main, fetches, model)
         scope = Scope()
         Executor().run(startup, scope=scope)
-        save_model(out, main, [v.name for v in inputs], outputs, scope)
+        _save_pair(out, lambda path: save_program(path, main, [v.name for v in inputs],
+                                                  outputs, scope))
         _print_summary(model, out, inputs, outputs)
+
+
+def _save_pair(out: str, save) -> None:
+    """Run `save(path)` into a scratch directory beside `out`, then move its files into place.
+
+    The program and its sidecar appear together or not at all; a sidecar left from an
+    earlier build of a model that had parameters is removed when this one has none.
+    """
+    directory = os.path.dirname(os.path.abspath(out))
+    os.makedirs(directory, exist_ok=True)
+    scratch = tempfile.mkdtemp(dir=directory, prefix=".pyir-build-")
+    try:
+        save(os.path.join(scratch, os.path.basename(out)))
+        stem = os.path.splitext(out)[0]
+        sidecar = os.path.join(scratch, os.path.basename(stem) + ".pdiparams")
+        if os.path.exists(sidecar):
+            os.replace(sidecar, stem + ".pdiparams")
+        elif os.path.exists(stem + ".pdiparams"):
+            os.unlink(stem + ".pdiparams")
+        os.replace(os.path.join(scratch, os.path.basename(out)), out)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -157,43 +180,72 @@ def _pick_programs(module, path: str) -> tuple[Program, Program]:
 
 
 def _outputs(main: Program, fetches: tuple[str, ...], path: str) -> list[str]:
+    from pyir.io import default_fetch_names
+
     block = main.global_block()
     for name in fetches:
         if block.find_var(name) is None:
             raise BuildError(f"--fetch {name!r}: the program has no such variable",
                              Where(file=path, var=name))
-    names = list(dict.fromkeys(fetches)) or default_outputs(main)
+    names = list(dict.fromkeys(fetches)) or default_fetch_names(main)
     if not names:
         raise BuildError("the program has no outputs (every variable is read by some op); "
                          "name them with --fetch NAME", Where(file=path))
     return names
 
 
-def default_outputs(program: Program) -> list[str]:
-    """Non-persistable global variables that some op writes and no op (in any block) reads.
-
-    Example:
-        >>> default_outputs(main)            # an MLP: ['softmax_0.tmp_0']
-    """
-    consumed = {n for b in program.blocks for op in b.ops for n in op.input_arg_names}
+def state_updates(program: Program) -> list[str]:
+    """Persistable variables that ops of the global block write (a training program's
+    parameter and optimizer-state updates), in the order they are written."""
     block = program.global_block()
-    found = {}
+    written = {}
     for op in block.ops:
         opdef = registry.lookup(op.type)
         if opdef is not None and opdef.io is not None:
             continue
         for name in op.output_arg_names:
-            var = block.vars.get(name)
-            if (var is not None and name not in consumed and not var.persistable
-                    and var.type not in (FEED_MINIBATCH, FETCH_LIST)):
-                found[name] = None
-    return list(found)
+            var = block.find_var(name)
+            if var is not None and var.persistable and var.type not in (FEED_MINIBATCH,
+                                                                          FETCH_LIST):
+                written[name] = None
+    return list(written)
+
+
+def save_program(path: str, main: Program, feeds: list[str], outputs: list[str], scope) -> None:
+    """`pyir.io.save_model`, except that a training program keeps its update ops.
+
+    Paddle's inference layout prunes every op the outputs do not need, which would drop the
+    optimizer's updates: those are kept by pruning to outputs + updated state and then
+    recording only the outputs as fetch targets.
+    """
+    from pyir.io import inference_program, persistable_names, save_model
+    from pyir.params import write_params
+    from pyir.serialize import atomic_write
+
+    extra = [n for n in state_updates(main) if n not in outputs]
+    if not extra:
+        save_model(path, main, feeds, outputs, scope)
+        return
+    program = inference_program(main, feeds, outputs + extra)
+    block = program.global_block()
+    block.ops = [op for op in block.ops
+                 if not (_is_io(op, "fetch") and op.attrs.get("col", 0) >= len(outputs))]
+    program._bump()
+    atomic_write(path, program.serialize_to_string())
+    names = persistable_names(program)
+    if names:
+        write_params(os.path.splitext(path)[0] + ".pdiparams", {n: scope[n] for n in names})
+
+
+def _is_io(op, kind: str) -> bool:
+    opdef = registry.lookup(op.type)
+    return opdef is not None and opdef.io == kind
 
 
 def _print_summary(model: str, out: str, inputs, outputs: list[str]) -> None:
     """Read the written file back (a check that it loads) and describe it."""
     from pyir.executor import Scope
-    from pyir.io import load_model
+    from pyir.io import load_model, persistable_names
 
     scope = Scope()
     saved = load_model(out, scope=scope)
@@ -211,7 +263,7 @@ def _print_summary(model: str, out: str, inputs, outputs: list[str]) -> None:
                      if (d := registry.lookup(op.type)) is None or d.io is None)
     detail = ", ".join(f"{t} {n}" for t, n in sorted(counts.items()))
     click.echo(f"ops: {sum(counts.values())}" + (f" ({detail})" if detail else ""))
-    names = [n for n in _persistables(program) if n in scope]
+    names = [n for n in persistable_names(program) if n in scope]
     values = sum(int(np.asarray(scope[n]).size) for n in names)
     click.echo(f"parameters: {len(names)} tensors, {values} values")
 
@@ -220,8 +272,3 @@ def _spec(var) -> str:
     if var.dtype is None:
         return ""
     return f"{dtypes.name_of(var.dtype)} {list(var.shape)}"
-
-
-def _persistables(program: Program) -> list[str]:
-    return sorted({v.name for v in program.list_vars()
-                   if v.persistable and v.type not in (FEED_MINIBATCH, FETCH_LIST)})

@@ -19,7 +19,22 @@ VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("inspect", "insp
 
 
 class PyirGroup(click.Group):
-    """Turns PyirError and OSError into one line on stderr and exit status 1."""
+    """Turns usage errors, PyirError and OSError into one line on stderr and exit status 1."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as e:
+            ctx = getattr(e, "ctx", None)
+            verb = ctx.command.name if ctx is not None and ctx.parent is not None else None
+            _say(verb, f"{e.format_message()} (see `pyir {verb + ' ' if verb else ''}--help`)")
+            sys.exit(1)
+        except click.Abort:
+            _say(None, "aborted")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):
         try:
@@ -32,10 +47,13 @@ class PyirGroup(click.Group):
 
 
 def _fail(ctx: click.Context, message: str) -> None:
-    verb = ctx.invoked_subcommand
+    _say(ctx.invoked_subcommand, message)
+    sys.exit(1)
+
+
+def _say(verb: str | None, message: str) -> None:
     prefix = f"pyir {verb}" if verb else "pyir"
     click.echo(f"{prefix}: error: {' '.join(message.split())}", err=True)
-    sys.exit(1)
 
 
 @click.group(cls=PyirGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import zipfile
 
 import click
@@ -161,7 +162,7 @@ def _train(exe, program, feed: dict, fetch_names: list, scope, steps: int) -> li
             return ""
         return f"{loss_name} {float(np.mean(results[0])):.6g}"
 
-    with click.progressbar(range(steps), label="training", file=click.get_text_stream("stderr"),
+    with click.progressbar(range(steps), label="training", file=sys.stderr,
                            item_show_func=show, show_pos=True) as bar:
         for _ in bar:
             results = exe.run(program, feed=feed, fetch_list=fetch_names, scope=scope)
