@@ -7,7 +7,7 @@ from ..errors import PyirError
 from ..registry import OPS
 from . import (activation, compare, elementwise, linalg, manipulation, math, nn,  # noqa: F401
                optimizer, py_func, pylayer, reduce, tensor, unary_math)
-from . import conv, pool  # noqa: F401  (CNN ops)
+from . import conv, norm, pool  # noqa: F401  (CNN ops)
 
 
 def _validate_registry() -> None:
