@@ -1,0 +1,851 @@
+"""Ops that pick, move, order or count elements, with their gradients.
+
+Sections: embedding lookup and gathers; strided_slice; unstack; expand / tile; where, one_hot,
+triangles, roll, flip; cumsum; arg_max / arg_min / argsort / top_k_v2; range, shape,
+label_smooth, reduce_prod. Gradients of gathers scatter-add dOut back (`np.add.at`), so
+repeated indices accumulate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import PyirError
+from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
+from ..registry import AttrType as T
+from ._helpers import broadcast_shape, default_grad, grad_name, rand, same_as, unbroadcast
+from .reduce import _REDUCE_ATTRS, _infer_reduce, reduced_axes
+
+_I64 = np.dtype(np.int64)
+
+
+def _ints(tensor) -> list[int]:
+    return [int(v) for v in np.asarray(tensor).reshape(-1)]
+
+
+def _from_list(tensors) -> list[int]:
+    return [int(np.asarray(t).reshape(-1)[0]) for t in tensors]
+
+
+def _runtime_ints(tensor, tensor_list, attr) -> list[int]:
+    """An int list given as a 1-D tensor, as a list of 1-element tensors, or as an attribute."""
+    if tensor is not None:
+        return _ints(tensor)
+    if tensor_list:
+        return _from_list(tensor_list)
+    return list(attr)
+
+
+# --- lookup_table_v2 --------------------------------------------------------------------------
+def _infer_lookup(ctx):
+    ids, w = ctx.input("Ids"), ctx.input("W")
+    return {"Out": VarSpec(tuple(ids.shape) + (w.shape[1],), w.dtype)}
+
+
+def _lookup_expect(Ids, W, padding_idx):
+    rows = [np.zeros_like(W[0]) if i == padding_idx else W[i] for i in Ids.reshape(-1)]
+    return {"Out": np.stack(rows).reshape(Ids.shape + W.shape[1:])}
+
+
+@register_op(
+    "lookup_table_v2", inputs=[Slot("Ids", no_grad=True), "W"], outputs=["Out"],
+    attrs=[Attr("padding_idx", T.LONG, -1)], infer=_infer_lookup,
+    grad=default_grad("lookup_table_v2_grad", uses=["Ids", "W"]),
+    doc="Out = W[Ids]; rows whose id equals padding_idx (unless -1) are zero",
+    examples=[Example({"Ids": np.array([[1, 3, 1], [0, 4, 2]], np.int64), "W": rand(5, 3)},
+                      {"padding_idx": -1}, _lookup_expect),
+              Example({"Ids": np.array([[1, 0], [2, 0]], np.int64), "W": rand(4, 2)},
+                      {"padding_idx": 0}, _lookup_expect)],
+)
+def lookup_table_v2(Ids, W, padding_idx):
+    out = W[Ids]
+    if padding_idx != -1:
+        out[Ids == padding_idx] = 0
+    return {"Out": out}
+
+
+@register_op(
+    "lookup_table_v2_grad", inputs=["Ids", "W", "Out@GRAD"], outputs=["W@GRAD"],
+    attrs=[Attr("padding_idx", T.LONG, -1)], infer=same_as("W", out="W@GRAD"),
+    grad_of="lookup_table_v2", doc="dW[i] = sum of dOut rows whose id is i (padding row: 0)",
+)
+def lookup_table_v2_grad(Ids, W, Out_grad, padding_idx):
+    dw = np.zeros_like(W)
+    ids = Ids.reshape(-1)
+    rows = Out_grad.reshape(ids.size, -1)
+    if padding_idx != -1:
+        keep = ids != padding_idx
+        ids, rows = ids[keep], rows[keep]
+    np.add.at(dw, ids, rows)
+    return {"W@GRAD": dw}
+
+
+# --- gather_nd / index_select -------------------------------------------------------------------
+def _infer_gather_nd(ctx):
+    x, index = ctx.input("X"), ctx.input("Index")
+    depth = index.shape[-1]
+    return {"Out": VarSpec(tuple(index.shape[:-1]) + tuple(x.shape[depth:]), x.dtype)}
+
+
+def _gather_nd_where(X, Index):
+    return tuple(np.moveaxis(Index, -1, 0))
+
+
+@register_op(
+    "gather_nd", inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
+    infer=_infer_gather_nd, grad=default_grad("gather_nd_grad"),
+    doc="Out[i...] = X[Index[i..., 0], ..., Index[i..., k-1]]",
+    examples=[
+        Example({"X": rand(3, 4, 2), "Index": np.array([[0, 1], [2, 3], [0, 1]], np.int64)},
+                expect=lambda X, Index: {"Out": np.stack([X[0, 1], X[2, 3], X[0, 1]])}),
+        Example({"X": rand(3, 4), "Index": np.array([[[2], [0]]], np.int32)},
+                expect=lambda X, Index: {"Out": np.stack([X[2], X[0]])[None]}),
+    ],
+)
+def gather_nd(X, Index):
+    return {"Out": X[_gather_nd_where(X, Index)]}
+
+
+@register_op("gather_nd_grad", inputs=["X", "Index", "Out@GRAD"], outputs=["X@GRAD"],
+             infer=same_as("X", out="X@GRAD"), grad_of="gather_nd",
+             doc="dX = scatter-add of dOut at Index")
+def gather_nd_grad(X, Index, Out_grad):
+    dx = np.zeros_like(X)
+    np.add.at(dx, _gather_nd_where(X, Index), Out_grad)
+    return {"X@GRAD": dx}
+
+
+def _infer_index_select(ctx):
+    x, index = ctx.input("X"), ctx.input("Index")
+    dim = ctx.attr("dim") % len(x.shape)
+    return {"Out": VarSpec(tuple(x.shape[:dim]) + (index.shape[0],) + tuple(x.shape[dim + 1:]),
+                           x.dtype)}
+
+
+@register_op(
+    "index_select", inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
+    attrs=[Attr("dim", T.INT, 0)], infer=_infer_index_select,
+    grad=default_grad("index_select_grad"),
+    doc="Out = X indexed by the 1-D Index along dim",
+    examples=[
+        Example({"X": rand(3, 4), "Index": np.array([3, 0, 3], np.int64)}, {"dim": 1},
+                lambda X, Index, dim: {"Out": np.stack([X[:, 3], X[:, 0], X[:, 3]], 1)}),
+        Example({"X": rand(3, 2, 2), "Index": np.array([2, 1], np.int32)}, {"dim": -3},
+                lambda X, Index, dim: {"Out": np.stack([X[2], X[1]])}),
+    ],
+)
+def index_select(X, Index, dim):
+    return {"Out": np.take(X, Index, axis=dim)}
+
+
+@register_op("index_select_grad", inputs=["X", "Index", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("dim", T.INT, 0)], infer=same_as("X", out="X@GRAD"),
+             grad_of="index_select", doc="dX = scatter-add of dOut along dim at Index")
+def index_select_grad(X, Index, Out_grad, dim):
+    dx = np.zeros_like(X)
+    moved = np.moveaxis(dx, dim, 0)  # a view: adding into it fills dx
+    np.add.at(moved, Index, np.moveaxis(Out_grad, dim, 0))
+    return {"X@GRAD": dx}
+
+
+# --- strided_slice -------------------------------------------------------------------------------
+_SS_TENSORS = [Slot("StartsTensor", dispensable=True),
+               Slot("StartsTensorList", duplicable=True, dispensable=True),
+               Slot("EndsTensor", dispensable=True),
+               Slot("EndsTensorList", duplicable=True, dispensable=True),
+               Slot("StridesTensor", dispensable=True),
+               Slot("StridesTensorList", duplicable=True, dispensable=True)]
+_SS_ATTRS = [Attr("axes", T.INTS, []), Attr("starts", T.INTS, []), Attr("ends", T.INTS, []),
+             Attr("strides", T.INTS, []), Attr("infer_flags", T.INTS, []),
+             Attr("decrease_axis", T.INTS, [])]
+
+
+def _ss_index(ndim, axes, starts, ends, strides):
+    """Python slicing per axis: Paddle clamps out-of-range starts/ends the same way."""
+    index = [slice(None)] * ndim
+    for axis, start, end, step in zip(axes, starts, ends, strides):
+        index[axis % ndim] = slice(start, end, step)
+    return tuple(index)
+
+
+def _decreased(shape, decrease_axis):
+    drop = {a % len(shape) for a in decrease_axis}
+    return tuple(d for i, d in enumerate(shape) if i not in drop)
+
+
+def _infer_strided_slice(ctx):
+    x = ctx.input("Input")
+    shape = list(x.shape)
+    dynamic = any(ctx.inputs.get(s.name) for s in _SS_TENSORS)
+    for axis, start, end, step in zip(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends"),
+                                      ctx.attr("strides")):
+        axis %= len(shape)
+        if dynamic or shape[axis] == -1:
+            shape[axis] = -1
+        else:
+            shape[axis] = len(range(*slice(start, end, step).indices(shape[axis])))
+    return {"Out": VarSpec(_decreased(shape, ctx.attr("decrease_axis")), x.dtype)}
+
+
+def _ss_slices(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
+               StridesTensor, StridesTensorList, axes, starts, ends, strides):
+    starts = _runtime_ints(StartsTensor, StartsTensorList, starts)
+    ends = _runtime_ints(EndsTensor, EndsTensorList, ends)
+    strides = _runtime_ints(StridesTensor, StridesTensorList, strides)
+    return _ss_index(Input.ndim, axes, starts, ends, strides)
+
+
+@register_op(
+    "strided_slice", inputs=["Input", *_SS_TENSORS], outputs=["Out"], attrs=_SS_ATTRS,
+    infer=_infer_strided_slice,
+    grad=default_grad("strided_slice_grad", uses=["Input", *[s.name for s in _SS_TENSORS]]),
+    doc="Out = Input[starts:ends:strides] on `axes`, then drop decrease_axis",
+    examples=[
+        Example({"Input": rand(3, 6)}, {"axes": [1], "starts": [0], "ends": [5], "strides": [2]},
+                lambda Input, **a: {"Out": Input[:, 0:5:2]}),
+        Example({"Input": rand(4, 5)},
+                {"axes": [0, 1], "starts": [-1, 4], "ends": [-5, 0], "strides": [-1, -2]},
+                lambda Input, **a: {"Out": Input[::-1, 4:0:-2]}),
+        Example({"Input": rand(3, 4, 2)},
+                {"axes": [1], "starts": [2], "ends": [3], "strides": [1],
+                 "decrease_axis": [1]},
+                lambda Input, **a: {"Out": Input[:, 2]}),
+        Example({"Input": rand(5, 3), "StartsTensorList": [np.array([1], np.int64)],
+                 "EndsTensor": np.array([100], np.int32)},
+                {"axes": [0], "starts": [0], "ends": [1], "strides": [2]},
+                lambda Input, **a: {"Out": Input[1::2]}),
+    ],
+)
+def strided_slice(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
+                  StridesTensor, StridesTensorList, axes, starts, ends, strides, infer_flags,
+                  decrease_axis):
+    index = _ss_slices(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
+                       StridesTensor, StridesTensorList, axes, starts, ends, strides)
+    out = Input[index]
+    return {"Out": np.ascontiguousarray(out.reshape(_decreased(out.shape, decrease_axis)))}
+
+
+@register_op(
+    "strided_slice_grad", inputs=["Input", *_SS_TENSORS, "Out@GRAD"], outputs=["Input@GRAD"],
+    attrs=_SS_ATTRS, infer=same_as("Input", out="Input@GRAD"), grad_of="strided_slice",
+    doc="dInput = zeros with dOut written into the sliced positions",
+)
+def strided_slice_grad(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
+                       StridesTensor, StridesTensorList, Out_grad, axes, starts, ends, strides,
+                       infer_flags, decrease_axis):
+    index = _ss_slices(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
+                       StridesTensor, StridesTensorList, axes, starts, ends, strides)
+    dx = np.zeros_like(Input)
+    dx[index] = Out_grad.reshape(dx[index].shape)
+    return {"Input@GRAD": dx}
+
+
+# --- unstack --------------------------------------------------------------------------------------
+def _infer_unstack(ctx):
+    x = ctx.input("X")
+    axis = ctx.attr("axis") % len(x.shape)
+    num = ctx.attr("num") or x.shape[axis]
+    part = VarSpec(tuple(d for i, d in enumerate(x.shape) if i != axis), x.dtype)
+    return {"Y": [part] * num}
+
+
+_UNSTACK_ATTRS = [Attr("axis", T.INT, 0), Attr("num", T.INT, 0)]
+
+
+@register_op(
+    "unstack", inputs=["X"], outputs=[Slot("Y", duplicable=True)], attrs=_UNSTACK_ATTRS,
+    infer=_infer_unstack, grad=default_grad("unstack_grad", uses=[]),
+    doc="Y[i] = X taken at index i along axis",
+    examples=[Example({"X": rand(2, 3, 2)}, {"axis": 1, "num": 3},
+                      lambda X, axis, num: {"Y": [X[:, 0], X[:, 1], X[:, 2]]}),
+              Example({"X": rand(2, 3)}, {"axis": -2},
+                      lambda X, axis: {"Y": [X[0], X[1]]})],
+)
+def unstack(X, axis, num):
+    return {"Y": [np.ascontiguousarray(np.take(X, i, axis=axis)) for i in range(X.shape[axis])]}
+
+
+@register_op("unstack_grad", inputs=[Slot("Y@GRAD", duplicable=True)], outputs=["X@GRAD"],
+             attrs=_UNSTACK_ATTRS, grad_of="unstack", doc="dX = stack(dY, axis)")
+def unstack_grad(Y_grad, axis, num):
+    return {"X@GRAD": np.stack(Y_grad, axis=axis)}
+
+
+# --- expand_v2 / expand_as_v2 / tile --------------------------------------------------------------
+def _expanded_shape(x_shape, shape):
+    """expand_v2's target: -1 keeps X's (right-aligned) size."""
+    lead = len(shape) - len(x_shape)
+    return tuple(x_shape[i - lead] if d == -1 else d for i, d in enumerate(shape))
+
+
+def _infer_expand(ctx):
+    x = ctx.input("X")
+    if ctx.inputs.get("Shape") or ctx.inputs.get("expand_shapes_tensor"):
+        return {"Out": VarSpec((-1,) * max(len(ctx.attr("shape")), len(x.shape)), x.dtype)}
+    return {"Out": VarSpec(_expanded_shape(x.shape, ctx.attr("shape")), x.dtype)}
+
+
+_EXPAND_SLOTS = [Slot("Shape", dispensable=True, no_grad=True),
+                 Slot("expand_shapes_tensor", duplicable=True, dispensable=True, no_grad=True)]
+
+
+@register_op(
+    "expand_v2", inputs=["X", *_EXPAND_SLOTS], outputs=["Out"],
+    attrs=[Attr("shape", T.INTS, [])], infer=_infer_expand,
+    grad=default_grad("expand_v2_grad"),
+    doc="Out = broadcast_to(X, shape); -1 in shape keeps X's size",
+    examples=[Example({"X": rand(3, 1)}, {"shape": [2, 3, 4]},
+                      lambda X, shape: {"Out": np.tile(X[None], (2, 1, 4))}),
+              Example({"X": rand(1, 2)}, {"shape": [3, -1]},
+                      lambda X, shape: {"Out": np.concatenate([X, X, X])}),
+              Example({"X": rand(2, 1), "Shape": np.array([2, 3], np.int32)}, {"shape": []},
+                      lambda X, Shape, shape: {"Out": np.concatenate([X, X, X], 1)})],
+)
+def expand_v2(X, Shape, expand_shapes_tensor, shape):
+    target = _runtime_ints(Shape, expand_shapes_tensor, shape)
+    return {"Out": np.ascontiguousarray(np.broadcast_to(X, _expanded_shape(X.shape, target)))}
+
+
+@register_op("expand_v2_grad", inputs=["X", *_EXPAND_SLOTS, "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("shape", T.INTS, [])], infer=same_as("X", out="X@GRAD"),
+             grad_of="expand_v2", doc="dX = dOut summed over the broadcast dims")
+def expand_v2_grad(X, Shape, expand_shapes_tensor, Out_grad, shape):
+    return {"X@GRAD": unbroadcast(Out_grad, X.shape)}
+
+
+def _infer_expand_as(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    target = ctx.attr("target_shape") or (y.shape if y is not None else ())
+    return {"Out": VarSpec(tuple(target), x.dtype)}
+
+
+@register_op(
+    "expand_as_v2", inputs=["X", Slot("Y", dispensable=True, no_grad=True)], outputs=["Out"],
+    attrs=[Attr("target_shape", T.INTS, [])], infer=_infer_expand_as,
+    grad=default_grad("expand_as_v2_grad", uses=["X"]),
+    doc="Out = broadcast_to(X, target_shape or Y's shape)",
+    examples=[Example({"X": rand(3, 1), "Y": rand(2, 3, 4)}, {"target_shape": [2, 3, 4]},
+                      lambda X, Y, target_shape: {"Out": np.tile(X[None], (2, 1, 4))}),
+              Example({"X": rand(1, 2), "Y": rand(3, 2)}, {},
+                      lambda X, Y: {"Out": np.concatenate([X, X, X])})],
+)
+def expand_as_v2(X, Y, target_shape):
+    target = tuple(target_shape) if target_shape else Y.shape
+    return {"Out": np.ascontiguousarray(np.broadcast_to(X, target))}
+
+
+@register_op("expand_as_v2_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("target_shape", T.INTS, [])], infer=same_as("X", out="X@GRAD"),
+             grad_of="expand_as_v2", doc="dX = dOut summed over the broadcast dims")
+def expand_as_v2_grad(X, Out_grad, target_shape):
+    return {"X@GRAD": unbroadcast(Out_grad, X.shape)}
+
+
+def _tiled_shape(x_shape, repeats):
+    n = max(len(x_shape), len(repeats))
+    x_shape = (1,) * (n - len(x_shape)) + tuple(x_shape)
+    repeats = (1,) * (n - len(repeats)) + tuple(repeats)
+    return tuple(-1 if d == -1 else d * r for d, r in zip(x_shape, repeats))
+
+
+def _infer_tile(ctx):
+    x = ctx.input("X")
+    if ctx.inputs.get("RepeatTimes") or ctx.inputs.get("repeat_times_tensor"):
+        return {"Out": VarSpec((-1,) * max(len(x.shape), len(ctx.attr("repeat_times"))),
+                               x.dtype)}
+    return {"Out": VarSpec(_tiled_shape(x.shape, ctx.attr("repeat_times")), x.dtype)}
+
+
+_TILE_SLOTS = [Slot("RepeatTimes", dispensable=True, no_grad=True),
+               Slot("repeat_times_tensor", duplicable=True, dispensable=True, no_grad=True)]
+
+
+@register_op(
+    "tile", inputs=["X", *_TILE_SLOTS], outputs=["Out"],
+    attrs=[Attr("repeat_times", T.INTS, [])], infer=_infer_tile, grad=default_grad("tile_grad"),
+    doc="Out = X repeated repeat_times[i] times along dim i (leading dims added as needed)",
+    examples=[Example({"X": rand(2, 3)}, {"repeat_times": [2, 1]},
+                      lambda X, repeat_times: {"Out": np.concatenate([X, X])}),
+              Example({"X": rand(3)}, {"repeat_times": [2, 2]},
+                      lambda X, repeat_times: {"Out": np.stack([np.concatenate([X, X])] * 2)}),
+              Example({"X": rand(2, 1), "repeat_times_tensor": [np.array([3], np.int32)]},
+                      {"repeat_times": []},
+                      lambda X, repeat_times_tensor, repeat_times: {
+                          "Out": np.concatenate([X, X, X], 1)})],
+)
+def tile(X, RepeatTimes, repeat_times_tensor, repeat_times):
+    return {"Out": np.tile(X, _runtime_ints(RepeatTimes, repeat_times_tensor, repeat_times))}
+
+
+@register_op("tile_grad", inputs=["X", *_TILE_SLOTS, "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("repeat_times", T.INTS, [])], infer=same_as("X", out="X@GRAD"),
+             grad_of="tile", doc="dX = dOut summed over the copies")
+def tile_grad(X, RepeatTimes, repeat_times_tensor, Out_grad, repeat_times):
+    repeats = _runtime_ints(RepeatTimes, repeat_times_tensor, repeat_times)
+    n = Out_grad.ndim
+    repeats = [1] * (n - len(repeats)) + list(repeats)
+    x_shape = [1] * (n - X.ndim) + list(X.shape)
+    split = [v for pair in zip(repeats, x_shape) for v in pair]  # (r0, d0, r1, d1, ...)
+    summed = Out_grad.reshape(split).sum(axis=tuple(range(0, 2 * n, 2)))
+    return {"X@GRAD": summed.reshape(X.shape)}
+
+
+# --- where / one_hot / tril_triu / roll / flip ----------------------------------------------------
+def _infer_where(ctx):
+    c, x, y = ctx.input("Condition"), ctx.input("X"), ctx.input("Y")
+    return {"Out": VarSpec(broadcast_shape(broadcast_shape(c.shape, x.shape), y.shape), x.dtype)}
+
+
+@register_op(
+    "where", inputs=[Slot("Condition", no_grad=True), "X", "Y"], outputs=["Out"],
+    infer=_infer_where, grad=default_grad("where_grad"),
+    doc="Out = X where Condition else Y",
+    examples=[Example({"Condition": np.array([[True, False, True], [False, False, True]]),
+                       "X": rand(2, 3), "Y": rand(2, 3)},
+                      expect=lambda Condition, X, Y: {"Out": Condition * X + ~Condition * Y}),
+              Example({"Condition": np.array([True, False, True]), "X": rand(2, 3),
+                       "Y": rand(1, 3)},
+                      expect=lambda Condition, X, Y: {
+                          "Out": np.stack([Condition * r + ~Condition * Y[0] for r in X])})],
+)
+def where(Condition, X, Y):
+    return {"Out": np.where(Condition, X, Y)}
+
+
+@register_op("where_grad", inputs=["Condition", "X", "Y", "Out@GRAD"],
+             outputs=["X@GRAD", "Y@GRAD"], grad_of="where",
+             doc="dX = dOut where Condition, dY = dOut elsewhere")
+def where_grad(Condition, X, Y, Out_grad):
+    zero = np.zeros((), Out_grad.dtype)
+    return {"X@GRAD": unbroadcast(np.where(Condition, Out_grad, zero), X.shape),
+            "Y@GRAD": unbroadcast(np.where(Condition, zero, Out_grad), Y.shape)}
+
+
+def _infer_one_hot(ctx):
+    x = ctx.input("X")
+    depth = -1 if ctx.inputs.get("depth_tensor") else ctx.attr("depth")
+    return {"Out": VarSpec(tuple(x.shape) + (depth,), dtypes.to_numpy(ctx.attr("dtype")))}
+
+
+@register_op(
+    "one_hot_v2", inputs=["X", Slot("depth_tensor", dispensable=True)], outputs=["Out"],
+    attrs=[Attr("depth", T.INT, -1), Attr("dtype", T.INT, 5),
+           Attr("allow_out_of_range", T.BOOLEAN, False)],
+    infer=_infer_one_hot, doc="Out[..., k] = (X[...] == k) for k < depth",
+    examples=[Example({"X": np.array([[1, 0], [3, 2]], np.int64)}, {"depth": 4},
+                      lambda X, depth: {"Out": np.eye(4, dtype=np.float32)[X]}),
+              Example({"X": np.array([0, 5, 1], np.int32)},
+                      {"depth": 3, "allow_out_of_range": True, "dtype": 3},
+                      lambda X, **a: {"Out": np.array([[1, 0, 0], [0, 0, 0], [0, 1, 0]],
+                                                      np.int64)})],
+)
+def one_hot_v2(X, depth_tensor, depth, dtype, allow_out_of_range):
+    if depth_tensor is not None:
+        depth = _ints(depth_tensor)[0]
+    inside = (X >= 0) & (X < depth)
+    if not allow_out_of_range and not inside.all():
+        bad = X[~inside].reshape(-1)[0]
+        raise PyirError(f"one_hot_v2: index {bad} is outside [0, {depth}); set "
+                        "allow_out_of_range=True to get an all-zero row instead")
+    return {"Out": (X[..., None] == np.arange(depth)).astype(dtypes.to_numpy(dtype))}
+
+
+_TRI_ATTRS = [Attr("diagonal", T.INT, 0), Attr("lower", T.BOOLEAN, False)]
+
+
+def _triangle(x, diagonal, lower):
+    return np.tril(x, diagonal) if lower else np.triu(x, diagonal)
+
+
+@register_op(
+    "tril_triu", inputs=["X"], outputs=["Out"], attrs=_TRI_ATTRS, infer=same_as("X"),
+    grad=default_grad("tril_triu_grad", uses=[]),
+    doc="Out = lower (lower=True) or upper triangle of X's last two dims from `diagonal`",
+    examples=[Example({"X": rand(3, 4)}, {"lower": True},
+                      lambda X, lower: {"Out": X * (np.arange(4)[None] <= np.arange(3)[:, None])}),
+              Example({"X": rand(2, 3, 3)}, {"lower": False, "diagonal": 1},
+                      lambda X, **a: {"Out": X * np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]])}),
+              Example({"X": rand(3, 3)}, {"lower": True, "diagonal": -1},
+                      lambda X, **a: {"Out": X * np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0]])})],
+)
+def tril_triu(X, diagonal, lower):
+    return {"Out": _triangle(X, diagonal, lower)}
+
+
+@register_op("tril_triu_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=_TRI_ATTRS,
+             infer=same_as("Out@GRAD", out="X@GRAD"), grad_of="tril_triu",
+             doc="dX = the same triangle of dOut")
+def tril_triu_grad(Out_grad, diagonal, lower):
+    return {"X@GRAD": _triangle(Out_grad, diagonal, lower)}
+
+
+_ROLL_ATTRS = [Attr("shifts", T.LONGS, []), Attr("axis", T.LONGS, [])]
+
+
+def _roll(x, shifts, axis):
+    if not axis:  # no axis: roll the flattened tensor
+        return np.roll(x.reshape(-1), shifts).reshape(x.shape)
+    return np.roll(x, shifts, axis=tuple(axis))
+
+
+@register_op(
+    "roll", inputs=["X", Slot("ShiftsTensor", dispensable=True, no_grad=True)], outputs=["Out"],
+    attrs=_ROLL_ATTRS, infer=same_as("X"), grad=default_grad("roll_grad"),
+    doc="Out = X shifted cyclically by shifts along axis (the flattened X when axis is empty)",
+    examples=[Example({"X": rand(3, 4)}, {"shifts": [1], "axis": [1]},
+                      lambda X, **a: {"Out": np.concatenate([X[:, 3:], X[:, :3]], 1)}),
+              Example({"X": rand(2, 3)}, {"shifts": [-2], "axis": []},
+                      lambda X, **a: {"Out": np.concatenate([X.reshape(-1)[2:],
+                                                             X.reshape(-1)[:2]]).reshape(2, 3)}),
+              Example({"X": rand(2, 3)}, {"shifts": [1, 2], "axis": [0, -1]},
+                      lambda X, **a: {"Out": X[::-1][:, [1, 2, 0]]})],
+)
+def roll(X, ShiftsTensor, shifts, axis):
+    if ShiftsTensor is not None:
+        shifts = _ints(ShiftsTensor)
+    return {"Out": _roll(X, list(shifts), axis)}
+
+
+@register_op("roll_grad", inputs=["X", "ShiftsTensor", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_ROLL_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="roll",
+             doc="dX = dOut rolled back by -shifts")
+def roll_grad(X, ShiftsTensor, Out_grad, shifts, axis):
+    if ShiftsTensor is not None:
+        shifts = _ints(ShiftsTensor)
+    return {"X@GRAD": _roll(Out_grad, [-s for s in shifts], axis)}
+
+
+@register_op(
+    "flip", inputs=["X"], outputs=["Out"], attrs=[Attr("axis", T.INTS, [])], infer=same_as("X"),
+    # Paddle's gradient of flip is flip itself.
+    grad=lambda op, opdef: [GradOp("flip", {"X": [grad_name(op.output("Out")[0])]},
+                                   {"Out": [grad_name(op.input("X")[0])]},
+                                   {"axis": list(op.attrs["axis"])})],
+    doc="Out = X reversed along each dim in axis",
+    examples=[Example({"X": rand(2, 3)}, {"axis": [1]}, lambda X, axis: {"Out": X[:, ::-1]}),
+              Example({"X": rand(2, 3, 2)}, {"axis": [0, -1]},
+                      lambda X, axis: {"Out": X[::-1, :, ::-1]})],
+)
+def flip(X, axis):
+    return {"Out": np.ascontiguousarray(np.flip(X, tuple(axis)))}
+
+
+# --- cumsum ---------------------------------------------------------------------------------------
+_CUMSUM_ATTRS = [Attr("axis", T.INT, -1), Attr("flatten", T.BOOLEAN, False),
+                 Attr("exclusive", T.BOOLEAN, False), Attr("reverse", T.BOOLEAN, False)]
+
+
+def _cumsum(x, axis, flatten, exclusive, reverse):
+    if flatten:
+        x, axis = x.reshape(-1), 0
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        out = out - x
+    return np.flip(out, axis) if reverse else out
+
+
+def _infer_cumsum(ctx):
+    x = ctx.input("X")
+    if ctx.attr("flatten"):
+        n = -1 if -1 in x.shape else int(np.prod(x.shape))
+        return {"Out": VarSpec((n,), x.dtype)}
+    return {"Out": VarSpec(x.shape, x.dtype)}
+
+
+def _cumsum_expect(X, axis=-1, flatten=False, exclusive=False, reverse=False):
+    x = X.reshape(-1) if flatten else X
+    x = np.moveaxis(x, axis if not flatten else 0, -1)
+    n = x.shape[-1]
+    out = np.zeros_like(x)
+    for i in range(n):  # direct sums over the included positions
+        if reverse:
+            lo, hi = (i + 1 if exclusive else i), n
+        else:
+            lo, hi = 0, (i if exclusive else i + 1)
+        out[..., i] = x[..., lo:hi].sum(-1)
+    return {"Out": np.moveaxis(out, -1, axis if not flatten else 0)}
+
+
+@register_op(
+    "cumsum", inputs=["X"], outputs=["Out"], attrs=_CUMSUM_ATTRS, infer=_infer_cumsum,
+    grad=default_grad("cumsum_grad"),
+    doc="Out[i] = sum of X[j] for j <= i (j < i when exclusive; j >= i when reverse)",
+    examples=[Example({"X": rand(3, 4)}, {"axis": 1}, _cumsum_expect),
+              Example({"X": rand(3, 4)}, {"axis": 0, "exclusive": True, "reverse": True},
+                      _cumsum_expect),
+              Example({"X": rand(2, 3)}, {"axis": -1, "flatten": True, "exclusive": True},
+                      _cumsum_expect),
+              Example({"X": np.array([[1, 2, 3]], np.int64)}, {"axis": -1, "reverse": True},
+                      _cumsum_expect, grad=False)],
+)
+def cumsum(X, axis, flatten, exclusive, reverse):
+    return {"Out": np.ascontiguousarray(_cumsum(X, axis, flatten, exclusive, reverse))}
+
+
+@register_op("cumsum_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], attrs=_CUMSUM_ATTRS,
+             infer=same_as("X", out="X@GRAD"), grad_of="cumsum",
+             doc="dX = cumsum of dOut in the opposite direction (same exclusive)")
+def cumsum_grad(X, Out_grad, axis, flatten, exclusive, reverse):
+    dx = _cumsum(Out_grad, axis, flatten, exclusive, not reverse)
+    return {"X@GRAD": np.ascontiguousarray(dx).reshape(X.shape)}
+
+
+# --- arg_max / arg_min / argsort / top_k_v2 ------------------------------------------------------
+_ARG_ATTRS = [Attr("axis", T.LONG, 0), Attr("keepdims", T.BOOLEAN, False),
+              Attr("flatten", T.BOOLEAN, False), Attr("dtype", T.INT, 3)]
+
+
+def _infer_arg(ctx):
+    x = ctx.input("X")
+    out_dtype = dtypes.to_numpy(ctx.attr("dtype"))
+    if ctx.attr("flatten"):
+        return {"Out": VarSpec((1,) * len(x.shape) if ctx.attr("keepdims") else (), out_dtype)}
+    axis = ctx.attr("axis") % len(x.shape)
+    shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if ctx.attr("keepdims") \
+        else tuple(d for i, d in enumerate(x.shape) if i != axis)
+    return {"Out": VarSpec(shape, out_dtype)}
+
+
+def _arg_reduce(find, X, axis, keepdims, flatten, dtype):
+    if flatten:
+        out = np.asarray(find(X.reshape(-1)))
+        out = out.reshape((1,) * X.ndim) if keepdims else out
+    else:
+        out = find(X, axis=axis, keepdims=keepdims)
+    return {"Out": np.asarray(out).astype(dtypes.to_numpy(dtype))}
+
+
+def _arg_examples(pick):
+    x = np.array([[3.0, 1.0, 4.0, 1.5], [5.0, 9.0, 2.0, 6.0], [5.0, 3.0, 5.0, 0.5]], np.float32)
+
+    def expect(X, axis=0, keepdims=False, flatten=False, dtype=3):
+        if flatten:
+            return {"Out": np.asarray(pick(list(X.reshape(-1))), dtypes.to_numpy(dtype))}
+        rows = np.moveaxis(X, axis, -1)
+        out = np.array([pick(list(r)) for r in rows.reshape(-1, rows.shape[-1])])
+        out = out.reshape(rows.shape[:-1]).astype(dtypes.to_numpy(dtype))
+        return {"Out": np.expand_dims(out, axis) if keepdims else out}
+
+    return [Example({"X": x}, {"axis": 1}, expect),
+            Example({"X": x}, {"axis": -2, "keepdims": True, "dtype": 2}, expect),
+            Example({"X": x}, {"axis": 0, "flatten": True}, expect)]
+
+
+def _first_index(best):
+    return lambda values: values.index(best(values))
+
+
+@register_op("arg_max", inputs=["X"], outputs=["Out"], attrs=_ARG_ATTRS, infer=_infer_arg,
+             doc="Out = index of the first maximum along axis (of the flattened X if flatten)",
+             examples=_arg_examples(_first_index(max)))
+def arg_max(X, axis, keepdims, flatten, dtype):
+    return _arg_reduce(np.argmax, X, axis, keepdims, flatten, dtype)
+
+
+@register_op("arg_min", inputs=["X"], outputs=["Out"], attrs=_ARG_ATTRS, infer=_infer_arg,
+             doc="Out = index of the first minimum along axis (of the flattened X if flatten)",
+             examples=_arg_examples(_first_index(min)))
+def arg_min(X, axis, keepdims, flatten, dtype):
+    return _arg_reduce(np.argmin, X, axis, keepdims, flatten, dtype)
+
+
+def _sort_order(x, axis, descending):
+    """Stable ascending order, or descending with ties still in index order."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    key = -x.astype(np.float64) if x.dtype.kind in "bu" else -x
+    return np.argsort(key, axis=axis, kind="stable")
+
+
+def _infer_sorted(ctx, k=None):
+    x = ctx.input("X")
+    shape = list(x.shape)
+    if k is not None:
+        shape[ctx.attr("axis") % len(shape)] = k
+    return {"Out": VarSpec(tuple(shape), x.dtype), "Indices": VarSpec(tuple(shape), _I64)}
+
+
+_ARGSORT_ATTRS = [Attr("axis", T.INT, -1), Attr("descending", T.BOOLEAN, False),
+                  Attr("stable", T.BOOLEAN, False)]
+
+
+def _argsort_expect(X, axis=-1, descending=False, stable=False):
+    rows = np.moveaxis(X, axis, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    idx = np.array([sorted(range(len(r)), key=lambda j, r=r: (-r[j] if descending else r[j], j))
+                    for r in flat]).reshape(rows.shape)
+    values = np.take_along_axis(rows, idx, -1)
+    return {"Out": np.moveaxis(values, -1, axis), "Indices": np.moveaxis(idx, -1, axis)}
+
+
+@register_op(
+    "argsort", inputs=["X"], outputs=["Out", "Indices"], attrs=_ARGSORT_ATTRS,
+    infer=_infer_sorted, grad=default_grad("argsort_grad", uses=["Indices", "X"]),
+    doc="Out = X sorted along axis, Indices = the positions they came from",
+    examples=[Example({"X": rand(3, 4)}, {"axis": -1}, _argsort_expect),
+              Example({"X": rand(3, 2, 2)}, {"axis": 0, "descending": True}, _argsort_expect),
+              Example({"X": np.array([[2, 1, 2, 0]], np.int32)},
+                      {"axis": 1, "descending": True, "stable": True}, _argsort_expect,
+                      grad=False)],
+)
+def argsort(X, axis, descending, stable):
+    idx = _sort_order(X, axis, descending)
+    return {"Out": np.take_along_axis(X, idx, axis), "Indices": idx.astype(np.int64)}
+
+
+def _scatter_back(X, Indices, Out_grad, axis):
+    dx = np.zeros_like(X)
+    np.put_along_axis(dx, Indices, Out_grad, axis)
+    return dx
+
+
+@register_op("argsort_grad", inputs=["Indices", "X", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_ARGSORT_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="argsort",
+             doc="dX[Indices] = dOut along axis")
+def argsort_grad(Indices, X, Out_grad, axis, descending, stable):
+    return {"X@GRAD": _scatter_back(X, Indices, Out_grad, axis)}
+
+
+_TOPK_ATTRS = [Attr("k", T.INT, 1), Attr("axis", T.INT, -1), Attr("largest", T.BOOLEAN, True),
+               Attr("sorted", T.BOOLEAN, True)]
+
+
+def _topk_expect(X, k=1, axis=-1, largest=True, sorted=True):
+    full = _argsort_expect(X, axis, descending=largest)
+    take = [slice(None)] * X.ndim
+    take[axis] = slice(0, k)
+    return {"Out": full["Out"][tuple(take)], "Indices": full["Indices"][tuple(take)]}
+
+
+@register_op(
+    "top_k_v2", inputs=["X", Slot("K", dispensable=True, no_grad=True)],
+    outputs=["Out", "Indices"], attrs=_TOPK_ATTRS,
+    infer=lambda ctx: _infer_sorted(ctx, -1 if ctx.inputs.get("K") else ctx.attr("k")),
+    grad=default_grad("top_k_v2_grad", uses=["X", "K", "Indices"]),
+    doc="Out, Indices = the k largest (smallest if not largest) along axis, best first",
+    examples=[Example({"X": rand(3, 5)}, {"k": 2}, _topk_expect),
+              Example({"X": rand(4, 3)}, {"k": 3, "axis": 0, "largest": False}, _topk_expect),
+              Example({"X": rand(2, 4), "K": np.array([3], np.int32)}, {"k": 1},
+                      lambda X, K, k: _topk_expect(X, 3))],
+)
+def top_k_v2(X, K, k, axis, largest, sorted):
+    if K is not None:
+        k = _ints(K)[0]
+    idx = np.take(_sort_order(X, axis, largest), np.arange(k), axis=axis)
+    return {"Out": np.take_along_axis(X, idx, axis), "Indices": idx.astype(np.int64)}
+
+
+@register_op("top_k_v2_grad", inputs=["X", "K", "Indices", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_TOPK_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="top_k_v2",
+             doc="dX[Indices] = dOut along axis, zero elsewhere")
+def top_k_v2_grad(X, K, Indices, Out_grad, k, axis, largest, sorted):
+    return {"X@GRAD": _scatter_back(X, Indices, Out_grad, axis)}
+
+
+# --- range / shape / label_smooth / reduce_prod -----------------------------------------------
+def _range_size(start, end, step):
+    return max(int(np.ceil(abs((end - start) / step))), 0) if (end - start) * step > 0 else 0
+
+
+@register_op(
+    "range", inputs=[Slot("Start", no_grad=True), Slot("End", no_grad=True),
+                     Slot("Step", no_grad=True)], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec((-1,), ctx.input("Start").dtype)},
+    doc="Out = [Start, Start + Step, ...] up to but excluding End",
+    examples=[Example({"Start": np.array([1], np.int64), "End": np.array([8], np.int64),
+                       "Step": np.array([3], np.int64)},
+                      expect={"Out": np.array([1, 4, 7], np.int64)}),
+              Example({"Start": np.array([1.0], np.float32), "End": np.array([0.0], np.float32),
+                       "Step": np.array([-0.25], np.float32)},
+                      expect={"Out": np.array([1.0, 0.75, 0.5, 0.25], np.float32)})],
+)
+def range_(Start, End, Step):
+    start, end, step = (np.asarray(v).reshape(-1)[0] for v in (Start, End, Step))
+    if step == 0:
+        raise PyirError("range: Step must not be 0")
+    n = _range_size(float(start), float(end), float(step))
+    return {"Out": (start + np.arange(n) * step).astype(np.asarray(Start).dtype)}
+
+
+@register_op(
+    "shape", inputs=[Slot("Input", no_grad=True)], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec((len(ctx.input("Input").shape),), np.dtype(np.int32))},
+    doc="Out = Input's shape as int32",
+    examples=[Example({"Input": rand(2, 3, 5)}, expect={"Out": np.array([2, 3, 5], np.int32)})],
+)
+def shape(Input):
+    return {"Out": np.array(Input.shape, dtype=np.int32)}
+
+
+@register_op(
+    "label_smooth", inputs=["X", Slot("PriorDist", dispensable=True, no_grad=True)],
+    outputs=["Out"], attrs=[Attr("epsilon", T.FLOAT, 0.0)], infer=same_as("X"),
+    grad=default_grad("label_smooth_grad", uses=[]),
+    doc="Out = (1 - epsilon) * X + epsilon * PriorDist (uniform 1/C when absent)",
+    examples=[Example({"X": np.eye(4, dtype=np.float32)[[0, 2, 3]]}, {"epsilon": 0.1},
+                      lambda X, epsilon: {"Out": np.where(X == 1, 0.925, 0.025).astype(
+                          np.float32)}),
+              Example({"X": rand(2, 3), "PriorDist": np.array([[0.5, 0.3, 0.2]], np.float32)},
+                      {"epsilon": 0.2},
+                      lambda X, PriorDist, epsilon: {"Out": 0.8 * X + 0.2 * PriorDist})],
+)
+def label_smooth(X, PriorDist, epsilon):
+    prior = 1.0 / X.shape[-1] if PriorDist is None else PriorDist
+    return {"Out": ((1 - epsilon) * X + epsilon * prior).astype(X.dtype, copy=False)}
+
+
+@register_op("label_smooth_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("epsilon", T.FLOAT, 0.0)], infer=same_as("Out@GRAD", out="X@GRAD"),
+             grad_of="label_smooth", doc="dX = (1 - epsilon) * dOut")
+def label_smooth_grad(Out_grad, epsilon):
+    return {"X@GRAD": (Out_grad * (1 - epsilon)).astype(Out_grad.dtype, copy=False)}
+
+
+def _prod_expect(X, dim=(0,), keep_dim=False, reduce_all=False, **_):
+    axes = reduced_axes(X.ndim, dim, reduce_all)
+    out = X
+    for a in sorted(axes, reverse=True):  # product as repeated multiplication
+        parts = [np.take(out, i, axis=a) for i in range(out.shape[a])]
+        acc = parts[0]
+        for p in parts[1:]:
+            acc = acc * p
+        out = np.expand_dims(acc, a) if keep_dim else acc
+    return {"Out": np.asarray(out, X.dtype)}
+
+
+@register_op(
+    "reduce_prod", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS, infer=_infer_reduce,
+    grad=default_grad("reduce_prod_grad", uses=["X", "Out"]),
+    doc="Out = product of X over dim",
+    examples=[Example({"X": rand(3, 4)}, {"dim": [1]}, _prod_expect),
+              Example({"X": rand(2, 3, 2)}, {"dim": [0, -1], "keep_dim": True}, _prod_expect),
+              Example({"X": rand(2, 3)}, {"dim": [], "reduce_all": True}, _prod_expect),
+              Example({"X": np.array([[2.0, 0.0, 3.0], [0.0, 4.0, 0.0]])}, {"dim": [1]},
+                      _prod_expect),
+              Example({"X": np.array([[2, 0, 3], [1, 4, 5]], np.int64)}, {"dim": [1]},
+                      _prod_expect, grad=False)],
+)
+def reduce_prod(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    axes = reduced_axes(X.ndim, dim, reduce_all)
+    out = np.asarray(np.prod(X, axis=axes, keepdims=keep_dim))
+    dtype = X.dtype if out_dtype == -1 else dtypes.to_numpy(out_dtype)
+    return {"Out": out.astype(dtype, copy=False)}
+
+
+@register_op("reduce_prod_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_REDUCE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="reduce_prod",
+             doc="dX = dOut * product of the other reduced elements (exact with zeros)")
+def reduce_prod_grad(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    axes = reduced_axes(X.ndim, dim, reduce_all)
+    kept = [a for a in range(X.ndim) if a not in axes]
+    moved = np.transpose(X, kept + list(axes))
+    flat = moved.reshape(moved.shape[:len(kept)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), X.dtype)
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1), -1)
+    g = np.reshape(Out_grad, flat.shape[:-1] + (1,))
+    dx = (before * after * g).reshape(moved.shape)
+    return {"X@GRAD": np.transpose(dx, np.argsort(kept + list(axes))).astype(X.dtype)}
