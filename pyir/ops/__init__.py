@@ -5,8 +5,8 @@ Each family module registers its ops (forward and `_grad` together) when importe
 
 from ..errors import PyirError
 from ..registry import OPS
-from . import (activation, compare, elementwise, linalg, manipulation, math, nn,  # noqa: F401
-               optimizer, py_func, pylayer, reduce, tensor, unary_math)
+from . import (activation, compare, elementwise, indexing, linalg, manipulation, math,  # noqa: F401
+               nn, optimizer, py_func, pylayer, reduce, tensor, unary_math)
 from . import conv, norm, pool  # noqa: F401  (CNN ops)
 
 
