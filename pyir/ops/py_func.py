@@ -1,1 +1,209 @@
-"""(being written)"""
+"""The `py_func` op: a Python callable as an op, with an optional Python backward.
+
+Layout (wire-format.md §3, with references instead of Paddle's process-local ids):
+slots X and Out (both duplicable, may be empty); STRING attributes `forward_callable` and
+`backward_callable` ("package.module:qualname", "" for none); STRINGS `backward_skip_vars`;
+Paddle's INT `forward_callable_id` / `backward_callable_id` (default -1, so Paddle reading a
+pyir file refuses it instead of calling whatever its id 0 is).
+
+    plan time   prepare      resolve the callable (pyir.callables), build the checked call
+    run time    kernel       call(X): fn(*X), then count / dtype / shape checks per output
+    save time   check_save   refuse in-process-only callables (lambda, closure, unregistered)
+    backward    _grad        one `py_func` grad op calling the backward callable
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import callables, dtypes
+from ..errors import CallableError
+from ..registry import Attr, AttrType, GradOp, Slot, register_op
+from ._helpers import EMPTY_VAR, grad_name
+
+
+class ShapeWarning(UserWarning):
+    """A py_func callable returned a shape other than its output's declared one."""
+
+
+# --- plan time -------------------------------------------------------------------------------
+def _prepare(op, ctx) -> dict:
+    """Resolve the forward callable (refusing anything unregistered) and build its checked call."""
+    where = ctx.where
+    ref = op.attrs.get("forward_callable", "")
+    callable_id = op.attrs.get("forward_callable_id", -1)
+    if ref:
+        fn = callables.resolve(ref, where)
+    elif callable_id >= 0:
+        fn = callables.resolve_id(callable_id, where)
+        ref = f"<paddle callable id {callable_id}>"
+    else:
+        raise CallableError("py_func op names no forward callable (forward_callable is empty)",
+                            where)
+    specs = []
+    for name in op.output("Out"):
+        var = None if name == EMPTY_VAR else op.block.find_var(name)
+        specs.append((name, None if var is None else var.dtype,
+                      None if var is None or var.shape is None else tuple(var.shape)))
+    return {"call": _checked_call(fn, ref, tuple(op.input("X")), tuple(specs),
+                                  where.with_(callable=ref))}
+
+
+def _checked_call(fn, ref: str, in_names: tuple, specs: tuple, where):
+    """call(X) -> {"Out": [arrays]}: runs `fn(*X)` and checks what it returns."""
+    checker = _OutputChecker(ref, in_names, specs, where)
+    if len(specs) == 1 and specs[0][1] is not None:
+        dtype, shape = specs[0][1], specs[0][2]
+
+        def call_one(X):
+            try:
+                result = fn(*X)
+            except Exception as e:
+                raise checker.raised(e) from e
+            if type(result) is np.ndarray and result.dtype == dtype and result.shape == shape:
+                return {"Out": [result]}
+            return {"Out": checker.check(result)}
+
+        return call_one
+
+    def call(X):
+        try:
+            result = fn(*X)
+        except Exception as e:
+            raise checker.raised(e) from e
+        return {"Out": checker.check(result)}
+
+    return call
+
+
+class _OutputChecker:
+    """Turns a callable's return value into the op's outputs, or says what is wrong with it."""
+
+    def __init__(self, ref: str, in_names: tuple, specs: tuple, where):
+        self.ref, self.in_names, self.specs, self.where = ref, in_names, specs, where
+        self.warned = False
+
+    def raised(self, e: Exception) -> CallableError:
+        args = ", ".join(self.in_names)
+        return CallableError(f"{self.ref}({args}) raised {type(e).__name__}: {e}", self.where)
+
+    def check(self, result) -> list:
+        values = self._split(result)
+        return [self._one(v, name, dtype, shape) for v, (name, dtype, shape)
+                in zip(values, self.specs)]
+
+    def _split(self, result) -> list:
+        n = len(self.specs)
+        if isinstance(result, (tuple, list)):
+            values = list(result)
+        else:
+            values = [] if result is None and n == 0 else [result]
+        if len(values) != n:
+            names = ", ".join(name for name, _, _ in self.specs) or "none"
+            raise CallableError(
+                f"{self.ref} returned {len(values)} value(s), but the op has {n} output(s) "
+                f"({names}); return {_expected_form(n)} (None for an output it does not "
+                f"compute, e.g. an input without gradient)", self.where)
+        return values
+
+    def _one(self, value, name, dtype, shape):
+        if value is None:
+            return self._absent(name, dtype, shape)
+        array = value if type(value) is np.ndarray else np.asarray(value)
+        if dtype is not None and array.dtype != dtype:
+            want = dtypes.name_of(dtype)
+            raise CallableError(
+                f"{self.ref} returned {array.dtype} data for output {name!r}, which is declared "
+                f"{want}; return an array of {want} (e.g. result.astype('{want}'))",
+                self.where.with_(var=name))
+        if shape is not None and not _shape_matches(array.shape, shape):
+            self._shape_mismatch(name, array.shape, shape)
+        return array
+
+    def _absent(self, name, dtype, shape):
+        """None: no value (e.g. no gradient), written as zeros so consumers add nothing."""
+        if name == EMPTY_VAR or dtype is None:
+            return np.zeros(0, dtype=dtype or np.float32)
+        if shape is None or any(d < 0 for d in shape):
+            raise CallableError(
+                f"{self.ref} returned None for output {name!r}, whose declared shape "
+                f"{list(shape or [])} has unknown dims, so pyir cannot write 'no value' as "
+                f"zeros; return zeros of the right shape instead", self.where.with_(var=name))
+        return np.zeros(shape, dtype=dtype)
+
+    def _shape_mismatch(self, name, actual, declared):
+        message = (f"{self.ref} returned shape {list(actual)} for output {name!r}, which is "
+                   f"declared {list(declared)}")
+        if callables.strict_shapes:
+            raise CallableError(message + " (pyir.callables.strict_shapes is on)",
+                                self.where.with_(var=name))
+        if not self.warned:
+            self.warned = True
+            warnings.warn(f"{self.where.with_(var=name)}: {message}; kept as returned (Paddle "
+                          f"does the same). Set pyir.callables.strict_shapes = True or "
+                          f"PYIR_STRICT_SHAPES=1 to make this an error", ShapeWarning,
+                          stacklevel=2)
+
+
+def _expected_form(n: int) -> str:
+    if n == 0:
+        return "None"
+    if n == 1:
+        return "one array"
+    return f"a tuple of {n} arrays"
+
+
+def _shape_matches(actual: tuple, declared: tuple) -> bool:
+    return len(actual) == len(declared) and all(d < 0 or d == a
+                                                for a, d in zip(actual, declared))
+
+
+# --- save time -------------------------------------------------------------------------------
+def _check_save(op) -> None:
+    """Refuse to write an op whose callable only this process can resolve."""
+    where = op.where()
+    for _, attr, _ in callables.ROLES:
+        callables.check_saveable(op.attrs.get(attr, ""), where)
+
+
+# --- backward --------------------------------------------------------------------------------
+def _grad(op, opdef) -> list[GradOp]:
+    """Paddle's PyFuncOpGradDescMaker: a `py_func` calling the backward callable.
+
+    Its X: the forward X not skipped, then the forward Out not skipped, then Out@GRAD; its
+    Out: X@GRAD. No grad op when the forward op has no backward callable.
+    """
+    backward = op.attrs.get("backward_callable", "")
+    backward_id = op.attrs.get("backward_callable_id", -1)
+    if not backward and backward_id < 0:
+        return []
+    skip = set(op.attrs.get("backward_skip_vars", []))
+    xs, outs = op.input("X"), op.output("Out")
+    inputs = [n for n in xs if n not in skip] + [n for n in outs if n not in skip] \
+        + [grad_name(n) for n in outs]
+    attrs = {"backward_callable": "", "backward_callable_id": -1, "backward_skip_vars": [],
+             "forward_callable": backward, "forward_callable_id": backward_id}
+    return [GradOp("py_func", {"X": inputs}, {"Out": [grad_name(n) for n in xs]}, attrs)]
+
+
+@register_op(
+    "py_func",
+    inputs=[Slot("X", duplicable=True, dispensable=True)],
+    outputs=[Slot("Out", duplicable=True, dispensable=True)],
+    attrs=[Attr("backward_callable", AttrType.STRING, ""),
+           Attr("backward_callable_id", AttrType.INT, -1),
+           Attr("backward_skip_vars", AttrType.STRINGS, []),
+           Attr("forward_callable", AttrType.STRING, ""),
+           Attr("forward_callable_id", AttrType.INT, -1)],
+    grad=_grad,
+    runtime=("call",),
+    prepare=_prepare,
+    check_save=_check_save,
+    side_effects=True,  # a debug py_func has no outputs and must still run
+    doc="Out = forward_callable(*X): a registered Python callable",
+)
+def py_func(X, backward_callable, backward_callable_id, backward_skip_vars, forward_callable,
+            forward_callable_id, call):
+    return call(X)
