@@ -1,12 +1,14 @@
-"""Matrix products and losses: mul (the `fc` product), matmul_v2, softmax, cross entropy."""
+"""Matrix products and losses: mul (the `fc` product), matmul_v2, softmax, log_softmax,
+softmax_with_cross_entropy and fluid's cross_entropy2."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Attr, Example, VarSpec, register_op
+from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import default_grad, rand
+from ._helpers import broadcast_shape, default_grad, grad_name, rand, rand_positive, same_as, \
+    unbroadcast
 
 
 def _flatten2d(a, num_col_dims):
@@ -49,3 +51,300 @@ def mul_grad(X, Y, Out_grad, x_num_col_dims, y_num_col_dims):
     x2, y2 = _flatten2d(X, x_num_col_dims), _flatten2d(Y, y_num_col_dims)
     g2 = Out_grad.reshape(x2.shape[0], y2.shape[1])
     return {"X@GRAD": (g2 @ y2.T).reshape(X.shape), "Y@GRAD": (x2.T @ g2).reshape(Y.shape)}
+
+
+# --- matmul_v2 --------------------------------------------------------------------------------
+_MATMUL_V2_ATTRS = [Attr("trans_x", T.BOOLEAN, False), Attr("trans_y", T.BOOLEAN, False)]
+
+
+def _operands(X, Y, trans_x, trans_y):
+    """X and Y as (..., M, K) @ (..., K, N): a vector X is a row, a vector Y a column."""
+    x = X.reshape(1, -1) if X.ndim == 1 else (np.swapaxes(X, -1, -2) if trans_x else X)
+    y = Y.reshape(-1, 1) if Y.ndim == 1 else (np.swapaxes(Y, -1, -2) if trans_y else Y)
+    return x, y
+
+
+def matmul_v2_shape(x: tuple, y: tuple, trans_x: bool, trans_y: bool) -> tuple:
+    """numpy.matmul's shape after the optional transposes; vector dims are dropped again."""
+    xm = (1, x[0]) if len(x) == 1 else (x[:-2] + (x[-1], x[-2]) if trans_x else tuple(x))
+    ym = (y[0], 1) if len(y) == 1 else (y[:-2] + (y[-1], y[-2]) if trans_y else tuple(y))
+    if -1 not in (xm[-1], ym[-2]) and xm[-1] != ym[-2]:
+        raise ValueError(f"inner dims differ: {xm[-1]} vs {ym[-2]}")
+    batch = broadcast_shape(xm[:-2], ym[:-2])
+    return batch + ((xm[-2],) if len(x) > 1 else ()) + ((ym[-1],) if len(y) > 1 else ())
+
+
+def _infer_matmul_v2(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    shape = matmul_v2_shape(x.shape, y.shape, ctx.attr("trans_x"), ctx.attr("trans_y"))
+    return {"Out": VarSpec(shape, x.dtype)}
+
+
+@register_op(
+    "matmul_v2", inputs=["X", "Y"], outputs=["Out"], attrs=_MATMUL_V2_ATTRS,
+    infer=_infer_matmul_v2, grad=default_grad("matmul_v2_grad"),
+    doc="Out = op(X) @ op(Y) with numpy batching/broadcasting; op transposes when trans_*",
+    examples=[
+        Example({"X": rand(3, 4), "Y": rand(4, 5)}, {}, lambda X, Y: {"Out": X @ Y}),
+        Example({"X": rand(2, 3, 4), "Y": rand(5, 4)}, {"trans_y": True},
+                lambda X, Y, trans_y: {"Out": X @ Y.T}),
+        Example({"X": rand(4, 3), "Y": rand(2, 1, 4, 5)}, {"trans_x": True},
+                lambda X, Y, trans_x: {"Out": np.matmul(X.T, Y)}),
+        Example({"X": rand(4), "Y": rand(2, 4, 3)}, {}, lambda X, Y: {"Out": np.matmul(X, Y)}),
+        Example({"X": rand(4), "Y": rand(4)}, {}, lambda X, Y: {"Out": np.asarray(X @ Y)}),
+    ],
+)
+def matmul_v2(X, Y, trans_x, trans_y):
+    x, y = _operands(X, Y, trans_x, trans_y)
+    out = np.matmul(x, y)
+    shape = matmul_v2_shape(X.shape, Y.shape, trans_x, trans_y)
+    return {"Out": out.reshape(shape)}
+
+
+@register_op(
+    "matmul_v2_grad", inputs=["X", "Y", "Out@GRAD"],
+    outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
+    attrs=_MATMUL_V2_ATTRS, grad_of="matmul_v2",
+    doc="dX = dOut @ op(Y)^T, dY = op(X)^T @ dOut, transposed back and summed over broadcasting",
+)
+def matmul_v2_grad(X, Y, Out_grad, trans_x, trans_y):
+    x, y = _operands(X, Y, trans_x, trans_y)
+    g = Out_grad.reshape(np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+                         + (x.shape[-2], y.shape[-1]))
+    dx = np.matmul(g, np.swapaxes(y, -1, -2))
+    dy = np.matmul(np.swapaxes(x, -1, -2), g)
+    if trans_x and X.ndim > 1:
+        dx = np.swapaxes(dx, -1, -2)
+    if trans_y and Y.ndim > 1:
+        dy = np.swapaxes(dy, -1, -2)
+    dx = unbroadcast(dx, (1, X.shape[0]) if X.ndim == 1 else X.shape)
+    dy = unbroadcast(dy, (Y.shape[0], 1) if Y.ndim == 1 else Y.shape)
+    return {"X@GRAD": dx.reshape(X.shape).astype(X.dtype, copy=False),
+            "Y@GRAD": dy.reshape(Y.shape).astype(Y.dtype, copy=False)}
+
+
+# --- softmax / log_softmax --------------------------------------------------------------------
+# Paddle's CPU kernels clip X - max(X) at -64 before exponentiating (wire-format.md §5).
+SOFTMAX_CLIP = -64.0
+
+
+def _shifted(X, axis):
+    return np.maximum(X - X.max(axis=axis, keepdims=True), SOFTMAX_CLIP)
+
+
+def softmax_np(X, axis=-1):
+    e = np.exp(_shifted(X, axis))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(X.dtype, copy=False)
+
+
+def log_softmax_np(X, axis=-1):
+    s = _shifted(X, axis)
+    return (s - np.log(np.exp(s).sum(axis=axis, keepdims=True))).astype(X.dtype, copy=False)
+
+
+def _softmax_examples(fn):
+    big = np.array([[100.0, 90.0, -100.0, 0.0], [0.1, 0.2, 0.3, 0.4]], np.float32)
+    return [
+        Example({"X": rand(3, 5)}, {"axis": -1}, lambda X, axis: {"Out": fn(X, axis)}),
+        Example({"X": rand(2, 3, 4).astype(np.float64)}, {"axis": 1},
+                lambda X, axis: {"Out": fn(X, axis)}),
+        Example({"X": big}, {"axis": -1}, {"Out": fn(big, -1)}, grad=False),
+    ]
+
+
+def _stable_softmax(X, axis):
+    """Independent reference for the examples: scipy-style, with Paddle's clip."""
+    z = np.clip(X - np.max(X, axis=axis, keepdims=True), SOFTMAX_CLIP, None).astype(np.float64)
+    return (np.exp(z) / np.exp(z).sum(axis=axis, keepdims=True)).astype(X.dtype)
+
+
+def _stable_log_softmax(X, axis):
+    z = np.clip(X - np.max(X, axis=axis, keepdims=True), SOFTMAX_CLIP, None).astype(np.float64)
+    return (z - np.log(np.exp(z).sum(axis=axis, keepdims=True))).astype(X.dtype)
+
+
+_SOFTMAX_ATTRS = [Attr("axis", T.INT, -1), Attr("data_format", T.STRING, "AnyLayout")]
+
+
+@register_op(
+    "softmax", inputs=["X"], outputs=["Out"], attrs=_SOFTMAX_ATTRS, infer=same_as("X"),
+    grad=default_grad("softmax_grad", uses=["Out"]),
+    doc="Out = exp(X - max) / sum(exp(X - max)) along axis (X - max clipped at -64)",
+    examples=_softmax_examples(_stable_softmax),
+)
+def softmax(X, axis, data_format):
+    return {"Out": softmax_np(X, axis)}
+
+
+@register_op(
+    "softmax_grad", inputs=["Out", "Out@GRAD"], outputs=["X@GRAD"], attrs=_SOFTMAX_ATTRS,
+    infer=same_as("Out", out="X@GRAD"), grad_of="softmax",
+    doc="dX = Out * (dOut - sum(dOut * Out, axis))",
+)
+def softmax_grad(Out, Out_grad, axis, data_format):
+    dx = Out * (Out_grad - (Out_grad * Out).sum(axis=axis, keepdims=True))
+    return {"X@GRAD": dx.astype(Out.dtype, copy=False)}
+
+
+@register_op(
+    "log_softmax", inputs=["X"], outputs=["Out"], attrs=[Attr("axis", T.INT, -1)],
+    infer=same_as("X"), grad=default_grad("log_softmax_grad", uses=["Out"]),
+    doc="Out = X - max - log(sum(exp(X - max))) along axis (X - max clipped at -64)",
+    examples=_softmax_examples(_stable_log_softmax),
+)
+def log_softmax(X, axis):
+    return {"Out": log_softmax_np(X, axis)}
+
+
+@register_op(
+    "log_softmax_grad", inputs=["Out", "Out@GRAD"], outputs=["X@GRAD"],
+    attrs=[Attr("axis", T.INT, -1)], infer=same_as("Out", out="X@GRAD"),
+    grad_of="log_softmax", doc="dX = dOut - exp(Out) * sum(dOut, axis)",
+)
+def log_softmax_grad(Out, Out_grad, axis):
+    dx = Out_grad - np.exp(Out) * Out_grad.sum(axis=axis, keepdims=True)
+    return {"X@GRAD": dx.astype(Out.dtype, copy=False)}
+
+
+# --- softmax_with_cross_entropy ---------------------------------------------------------------
+_SWCE_ATTRS = [Attr("soft_label", T.BOOLEAN, False), Attr("use_softmax", T.BOOLEAN, True),
+               Attr("numeric_stable_mode", T.BOOLEAN, True), Attr("ignore_index", T.INT, -100),
+               Attr("axis", T.INT, -1)]
+
+
+def _infer_swce(ctx):
+    logits = ctx.input("Logits")
+    axis = ctx.attr("axis") % len(logits.shape)
+    loss = tuple(1 if i == axis else d for i, d in enumerate(logits.shape))
+    return {"Softmax": VarSpec(logits.shape, logits.dtype), "Loss": VarSpec(loss, logits.dtype)}
+
+
+def _hard_label_mask(Label, probs_shape, axis, ignore_index):
+    """(one-hot of Label along axis, keep mask with the loss's shape) for hard labels."""
+    label = Label.reshape(tuple(1 if i == axis else d for i, d in enumerate(probs_shape)))
+    keep = label != ignore_index
+    classes = np.arange(probs_shape[axis]).reshape([-1 if i == axis else 1
+                                                    for i in range(len(probs_shape))])
+    return (classes == np.where(keep, label, -1)), keep
+
+
+@register_op(
+    "softmax_with_cross_entropy", inputs=["Logits", Slot("Label", no_grad=True)],
+    outputs=["Softmax", "Loss"], attrs=_SWCE_ATTRS, infer=_infer_swce,
+    grad=default_grad("softmax_with_cross_entropy_grad", uses=["Label", "Softmax"]),
+    doc="Softmax = softmax(Logits) (or Logits when not use_softmax); "
+        "Loss = -sum(label * log Softmax) along axis; hard labels equal to ignore_index give 0",
+    examples=[
+        Example({"Logits": rand(4, 5), "Label": np.array([[1], [0], [4], [2]], np.int64)}, {},
+                lambda Logits, Label: {"Softmax": _stable_softmax(Logits, -1),
+                                       "Loss": -np.take_along_axis(
+                                           _stable_log_softmax(Logits, -1), Label, -1)}),
+        Example({"Logits": np.array([[0.2, 0.3, 0.1, 0.4], [100, 90, -100, 0],
+                                     [0.5, 0.1, 0.3, 0.1]], np.float32),
+                 "Label": np.array([[1], [2], [3]], np.int64)}, {"ignore_index": 2},
+                {"Loss": np.array([[1.342535], [0.0], [1.550373]], np.float32)}, grad=False),
+        Example({"Logits": rand(3, 4), "Label": np.array([[0.5, 0.5, 0, 0], [0, 0, 0, 1],
+                                                          [0.25, 0.25, 0.25, 0.25]], np.float32)},
+                {"soft_label": True},
+                lambda Logits, Label, soft_label: {"Loss": -(Label * _stable_log_softmax(
+                    Logits, -1)).sum(-1, keepdims=True)}),
+        Example({"Logits": rand_positive(3, 4), "Label": np.array([[1], [3], [0]], np.int64)},
+                {"use_softmax": False},
+                lambda Logits, Label, use_softmax: {"Softmax": Logits, "Loss": -np.log(
+                    np.take_along_axis(Logits, Label, -1))}),
+        Example({"Logits": rand(3, 2, 4), "Label": np.array([[[0, 1, 1, 1]], [[1, 1, 0, 1]],
+                                                             [[1, 0, 0, 0]]], np.int64)},
+                {"axis": 1},
+                lambda Logits, Label, axis: {"Loss": -np.take_along_axis(
+                    _stable_log_softmax(Logits, 1), Label, 1)}),
+    ],
+)
+def softmax_with_cross_entropy(Logits, Label, soft_label, use_softmax, numeric_stable_mode,
+                               ignore_index, axis):
+    axis = axis % Logits.ndim
+    probs = softmax_np(Logits, axis) if use_softmax else Logits
+    logp = log_softmax_np(Logits, axis) if use_softmax else np.log(Logits)
+    if soft_label:
+        loss = -(Label * logp).sum(axis=axis, keepdims=True)
+    else:
+        onehot, keep = _hard_label_mask(Label, Logits.shape, axis, ignore_index)
+        loss = -np.where(onehot, logp, 0).sum(axis=axis, keepdims=True) * keep
+    return {"Softmax": probs, "Loss": loss.astype(Logits.dtype, copy=False)}
+
+
+@register_op(
+    "softmax_with_cross_entropy_grad",
+    inputs=[Slot("Label", no_grad=True), "Softmax", "Loss@GRAD"], outputs=["Logits@GRAD"],
+    attrs=_SWCE_ATTRS, infer=same_as("Softmax", out="Logits@GRAD"),
+    grad_of="softmax_with_cross_entropy",
+    doc="dLogits = (Softmax - label) * dLoss (use_softmax), else -label / Softmax * dLoss",
+)
+def softmax_with_cross_entropy_grad(Label, Softmax, Loss_grad, soft_label, use_softmax,
+                                    numeric_stable_mode, ignore_index, axis):
+    axis = axis % Softmax.ndim
+    if soft_label:
+        target, keep = Label, 1
+    else:
+        target, keep = _hard_label_mask(Label, Softmax.shape, axis, ignore_index)
+    if use_softmax:
+        dx = (Softmax - target) * keep * Loss_grad
+    else:
+        dx = -np.where(target != 0, target / Softmax, 0) * keep * Loss_grad
+    return {"Logits@GRAD": dx.astype(Softmax.dtype, copy=False)}
+
+
+# --- cross_entropy2: fluid's hard-label cross entropy on probabilities ------------------------
+def _infer_ce2(ctx):
+    x = ctx.input("X")
+    y = VarSpec(tuple(x.shape[:-1]) + (1,), x.dtype)
+    return {"Y": y, "MatchX": y, "XShape": VarSpec(tuple(x.shape) + (0,), x.dtype)}
+
+
+def _ce2_grad(op, opdef):
+    """Paddle names this one `cross_entropy_grad2` and feeds it MatchX and XShape, not X."""
+    return [GradOp("cross_entropy_grad2",
+                   {"Label": op.input("Label"), "MatchX": op.output("MatchX"),
+                    "XShape": op.output("XShape"), "Y@GRAD": [grad_name(op.output("Y")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]},
+                   {"ignore_index": op.attrs.get("ignore_index", -100)})]
+
+
+@register_op(
+    "cross_entropy2", inputs=["X", Slot("Label", no_grad=True)], outputs=["Y", "XShape", "MatchX"],
+    attrs=[Attr("ignore_index", T.INT, -100)], infer=_infer_ce2, grad=_ce2_grad,
+    doc="Y = -log(X[label]) on the last axis (0 where label == ignore_index); MatchX = X[label]",
+    examples=[
+        Example({"X": rand_positive(4, 3), "Label": np.array([[2], [0], [1], [1]], np.int64)},
+                {}, lambda X, Label: {"Y": -np.log(np.take_along_axis(X, Label, -1)),
+                                      "MatchX": np.take_along_axis(X, Label, -1)}),
+        Example({"X": rand_positive(3, 5), "Label": np.array([[1], [-100], [4]], np.int64)},
+                {"ignore_index": -100},
+                lambda X, Label, ignore_index: {"Y": np.array(
+                    [[-np.log(X[0, 1])], [0.0], [-np.log(X[2, 4])]], np.float32)}),
+    ],
+)
+def cross_entropy2(X, Label, ignore_index):
+    label = Label.reshape(X.shape[:-1] + (1,))
+    keep = label != ignore_index
+    match = np.where(keep, np.take_along_axis(X, np.where(keep, label, 0), -1), 0)
+    y = np.where(keep, -np.log(np.where(keep, match, 1)), 0).astype(X.dtype, copy=False)
+    return {"Y": y, "XShape": np.empty(X.shape + (0,), X.dtype),
+            "MatchX": match.astype(X.dtype, copy=False)}
+
+
+@register_op(
+    "cross_entropy_grad2",
+    inputs=[Slot("Label", no_grad=True), "MatchX", "XShape", "Y@GRAD"], outputs=["X@GRAD"],
+    attrs=[Attr("ignore_index", T.INT, -100)],
+    infer=lambda ctx: {"X@GRAD": VarSpec(tuple(ctx.input("XShape").shape[:-1]),
+                                         ctx.input("XShape").dtype)},
+    grad_of="cross_entropy2", doc="dX[label] = -dY / MatchX, 0 elsewhere and on ignored rows",
+)
+def cross_entropy_grad2(Label, MatchX, XShape, Y_grad, ignore_index):
+    shape = XShape.shape[:-1]
+    label = Label.reshape(shape[:-1] + (1,))
+    keep = label != ignore_index
+    dx = np.zeros(shape, Y_grad.dtype)
+    values = np.where(keep, -Y_grad.reshape(label.shape) / np.where(keep, MatchX, 1), 0)
+    np.put_along_axis(dx, np.where(keep, label, 0), values.astype(dx.dtype), -1)
+    return {"X@GRAD": dx}
