@@ -465,9 +465,9 @@ def _triangle(x, diagonal, lower):
     examples=[Example({"X": rand(3, 4)}, {"lower": True},
                       lambda X, lower: {"Out": X * (np.arange(4)[None] <= np.arange(3)[:, None])}),
               Example({"X": rand(2, 3, 3)}, {"lower": False, "diagonal": 1},
-                      lambda X, **a: {"Out": X * np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]], np.float32)}),
+                      lambda X, **a: {"Out": X * np.float32([[0, 1, 1], [0, 0, 1], [0, 0, 0]])}),
               Example({"X": rand(3, 3)}, {"lower": True, "diagonal": -1},
-                      lambda X, **a: {"Out": X * np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0]], np.float32)})],
+                      lambda X, **a: {"Out": X * np.float32([[0, 0, 0], [1, 0, 0], [1, 1, 0]])})],
 )
 def tril_triu(X, diagonal, lower):
     return {"Out": _triangle(X, diagonal, lower)}
