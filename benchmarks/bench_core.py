@@ -1,0 +1,158 @@
+"""Interpreter overhead: pyir's median per-call time as a ratio to hand-written numpy.
+
+    W1   input [1, 4], 4 x [fc 200 + tanh], fc 10 + softmax      target <= 1.3x
+    W3   200 alternating elementwise add / mul / tanh on [64, 64] target <= 1.4x
+    CLI  `pyir run` of samples/mlp.py, wall time of the process  target <= 250 ms
+
+Both sides run in this process on the same arrays; the numpy side does the same math with
+no framework. A benchmark, not a test: it prints figures and never fails on a slow machine.
+
+    python benchmarks/bench_core.py [--calls N] [--cli-runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import pyir
+from pyir import framework
+from pyir.builder import emit
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PYIR = pathlib.Path(sys.executable).parent / "pyir"
+
+
+def median_call(fn, calls: int, warmup: int = 20) -> float:
+    """Median seconds of one `fn()` over `calls` timed calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def fresh_programs():
+    framework.reset_default_programs()
+    pyir.enable_static()
+    pyir.seed(0)
+    return pyir.static.Scope()
+
+
+def w1(calls: int) -> tuple[float, float]:
+    """(pyir, numpy) median seconds per forward call of the W1 MLP."""
+    scope = fresh_programs()
+    x = pyir.static.data(name="x", shape=[1, 4], dtype="float32")
+    h = x
+    for _ in range(4):
+        h = pyir.static.nn.fc(h, size=200, activation="tanh")
+    out = pyir.static.nn.fc(h, size=10, activation="softmax")
+    exe = pyir.static.Executor(pyir.CPUPlace())
+    exe.run(pyir.static.default_startup_program(), scope=scope)
+    main = pyir.static.default_main_program()
+    feed = {"x": np.random.default_rng(0).standard_normal((1, 4)).astype(np.float32)}
+    fetch = [out.name]
+
+    def run_pyir():
+        return exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
+
+    params = [(scope[f"fc_{i}.w_0"], scope[f"fc_{i}.b_0"]) for i in range(5)]
+    xv = feed["x"]
+
+    def run_numpy():
+        a = xv
+        for w, b in params[:4]:
+            a = np.tanh(a @ w + b)
+        w, b = params[4]
+        z = a @ w + b
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    np.testing.assert_allclose(run_pyir()[0], run_numpy(), rtol=1e-5)
+    return median_call(run_pyir, calls), median_call(run_numpy, calls)
+
+
+W3_OPS = ("elementwise_add", "elementwise_mul", "tanh")
+
+
+def w3(calls: int) -> tuple[float, float]:
+    """(pyir, numpy) median seconds per call of 200 alternating add / mul / tanh ops."""
+    scope = fresh_programs()
+    x = pyir.static.data(name="x", shape=[64, 64], dtype="float32")
+    c = pyir.static.data(name="c", shape=[64, 64], dtype="float32")
+    h = x
+    for i in range(200):
+        op = W3_OPS[i % 3]
+        inputs = {"X": h} if op == "tanh" else {"X": h, "Y": c}
+        h = emit(op, inputs)["Out"]
+    exe = pyir.static.Executor(pyir.CPUPlace())
+    main = pyir.static.default_main_program()
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((64, 64)).astype(np.float32)
+    cv = (rng.standard_normal((64, 64)) * 0.5).astype(np.float32)
+    feed = {"x": xv, "c": cv}
+    fetch = [h.name]
+
+    def run_pyir():
+        return exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
+
+    def run_numpy():
+        a = xv
+        for i in range(200):
+            k = i % 3
+            a = a + cv if k == 0 else (a * cv if k == 1 else np.tanh(a))
+        return a
+
+    np.testing.assert_allclose(run_pyir()[0], run_numpy(), rtol=1e-5)
+    return median_call(run_pyir, calls), median_call(run_numpy, calls)
+
+
+def cli_run(runs: int) -> float:
+    """Median wall seconds of `pyir run` on the built MLP sample (a fresh process each time)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        model = pathlib.Path(tmp) / "mlp.pb"
+        subprocess.run([str(PYIR), "build", str(ROOT / "samples" / "mlp.py"), "-o", str(model)],
+                       check=True, capture_output=True)
+        command = [str(PYIR), "run", str(model), "--feed", str(ROOT / "samples" / "mlp_input.npy")]
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def report(name: str, value: float, target: float, unit: str, detail: str) -> bool:
+    ok = value <= target
+    print(f"{name:<4} {value:8.3f}{unit:<3} (target <= {target}{unit})  {'ok' if ok else 'MISS'}"
+          f"   {detail}")
+    return ok
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", type=int, default=2000, help="timed calls per workload")
+    parser.add_argument("--cli-runs", type=int, default=7, help="timed `pyir run` processes")
+    args = parser.parse_args(argv)
+    p, n = w1(args.calls)
+    report("W1", p / n, 1.3, "x", f"pyir {p * 1e6:.1f} us/call, numpy {n * 1e6:.1f} us/call")
+    p, n = w3(max(args.calls // 10, 50))
+    report("W3", p / n, 1.4, "x", f"pyir {p * 1e6:.1f} us/call, numpy {n * 1e6:.1f} us/call")
+    wall = cli_run(args.cli_runs)
+    report("CLI", wall * 1e3, 250, "ms", f"`pyir run` of samples/mlp.py, median of "
+                                         f"{args.cli_runs} processes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
