@@ -1,9 +1,460 @@
-"""(being written) append_backward / gradients."""
+"""The backward pass: gradients as ops appended to the program (Paddle's `append_backward`).
+
+Nothing here knows an op by type: each op's gradient rule is its registry `grad=` maker,
+which returns `GradOp`s. The pass only walks, prunes, names and accumulates:
+
+    append_backward(loss)                gradients(targets, inputs)
+      +-- _relevant_ops          ops with a rule between the inputs and the targets
+      +-- _make_grad_ops         call each rule in reverse op order; drop gradients that are
+      |                          stop_gradient / no_grad or that nothing upstream can produce
+      +-- _accumulate            several writers of `x@GRAD` -> `x@GRAD@RENAME@block0@N`
+      |                          partials summed by one `sum` op (the only place this happens)
+      +-- _append                declare grad variables (dtype/shape of their forward
+                                 variable) and append the ops with op_role = backward
+
+The only op types named here are `sum` (accumulation) and `fill_constant` (constant
+gradients: the `loss@GRAD` seed of ones, and zeros for a required gradient input nothing
+produces).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from . import dtypes, registry
+from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS
+from .errors import GradError, Where
+from .framework import Block, Operator, Parameter, Program, Variable
+from .registry import AttrType, GradOp
+
+GRAD = "@GRAD"
+EMPTY = "@EMPTY@"  # Paddle's name for "no variable here" (plan and checker skip it)
+ACCUMULATE_OP = "sum"
+CONSTANT_OP = "fill_constant"
 
 
-def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None):
-    raise NotImplementedError("append_backward is being written")
+# --- names -------------------------------------------------------------------------------
+def grad_var_name(name: str) -> str:
+    """x -> x@GRAD"""
+    return name + GRAD
 
 
-def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
-    raise NotImplementedError("gradients is being written")
+def strip_grad_suffix(name: str) -> str:
+    """The forward variable a gradient belongs to.
+
+    x@GRAD -> x,  y@GRAD@RENAME@block0@1 -> y,  grad/grad/z@GRAD -> z,  w -> w
+    """
+    while name.startswith("grad/"):
+        name = name[len("grad/"):]
+    pos = name.find(GRAD)
+    return name if pos < 0 else name[:pos]
+
+
+def _is_grad(name: str) -> bool:
+    return GRAD in name
+
+
+# --- public API --------------------------------------------------------------------------
+def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
+                    callbacks=None) -> list[tuple[Parameter, Variable]]:
+    """Append the ops computing d(loss)/d(parameter) to loss's program.
+
+    Paddle's semantics and names: `loss@GRAD` is seeded with ones of the loss's shape
+    (op_role 257), the loss op gets op_role 256, grad ops follow in reverse op order with
+    `X@GRAD` outputs, partial gradients are summed. `stop_gradient` variables and
+    `no_grad_set` get no gradient. `data` variables with stop_gradient=False get one.
+
+    Args:
+        loss: the variable to differentiate (usually a scalar).
+        parameter_list: parameters (or names) to return gradients for; default: every
+            trainable parameter. Other variables still get gradients where they lie on the way.
+        no_grad_set: variables (or names) that get no gradient.
+        callbacks: accepted for Paddle compatibility; unused.
+
+    Returns:
+        [(parameter, gradient variable)] for each listed parameter the loss depends on.
+
+    Example:
+        >>> loss = paddle.mean(pyir.static.nn.fc(x, 1))
+        >>> params_grads = pyir.static.append_backward(loss)
+    """
+    block = _check_target(loss)
+    program = block.program
+    _mark_loss_op(block, loss)
+    seed = _seed_op(loss, ROLE_LOSS | ROLE_BACKWARD)
+    grads = _run_pass(block, [loss], [], [seed], no_grad_set)
+    params = _parameters(program, parameter_list)
+    pairs = [(p, block.var(grads[p.name])) for p in params if p.name in grads]
+    _set_op_role_vars(block, pairs)
+    return pairs
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
+    """Append ops computing the gradients of sum(targets) w.r.t. `inputs`; return them.
+
+    Args:
+        targets: a Variable or list of Variables.
+        inputs: a Variable or list of Variables to differentiate with respect to.
+        target_gradients: optional list (same length as targets, None entries allowed) of
+            variables used as the targets' gradients instead of ones.
+        no_grad_set: variables (or names) that get no gradient.
+
+    Returns:
+        One gradient Variable per input, or None where the targets do not depend on it.
+
+    Example:
+        >>> [dx] = pyir.static.gradients([y], [x])
+    """
+    targets, inputs = _as_list(targets), _as_list(inputs)
+    tgrads = _as_list(target_gradients) or [None] * len(targets)
+    if len(tgrads) != len(targets):
+        raise GradError(f"gradients: {len(targets)} targets but {len(tgrads)} target_gradients")
+    block = _check_target(targets[0])
+    seeds, renames = [], {}
+    for target, tgrad in zip(targets, tgrads):
+        _check_target(target)
+        if tgrad is None:
+            seeds.append(_seed_op(target, ROLE_BACKWARD))
+        else:
+            renames[grad_var_name(target.name)] = _name(tgrad)
+    grads = _run_pass(block, targets, [v.name for v in inputs], seeds, no_grad_set, renames)
+    return [block.var(grads[v.name]) if v.name in grads else None for v in inputs]
+
+
+# --- the pass ----------------------------------------------------------------------------
+@dataclass
+class _Entry:
+    """A grad op on its way into the block, with the forward op it came from."""
+
+    op: GradOp
+    forward: Operator | None
+    role: int = ROLE_BACKWARD
+    names: dict = field(default_factory=dict)
+
+
+def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -> dict:
+    """Append the backward of `targets` to `block`; return {forward name: its grad name}."""
+    program = block.program
+    no_grad = _no_grad_names(program, no_grad_set)
+    ops = _relevant_ops(block, [t.name for t in targets], inputs, no_grad)
+    produced = {name for s in seeds for name in _out_names(s.op)}
+    produced.update(renames or {})
+    entries = seeds + _make_grad_ops(block, ops, produced, no_grad)
+    entries = _accumulate(entries, block.idx)
+    if renames:
+        for entry in entries:
+            _rename_args(entry.op, renames, outputs=False)
+    prefix = _repeat_prefix(program)
+    if prefix:
+        keep = {name for s in seeds for name in _out_names(s.op)} | set(renames or {})
+        _prefix_outputs(entries, prefix, keep)
+    _append(block, entries)
+    written = {n for e in entries for n in _out_names(e.op)}
+    return {strip_grad_suffix(n): n for n in written
+            if "@RENAME@" not in n and n.endswith(GRAD) and n.count(GRAD) == 1}
+
+
+def _relevant_ops(block: Block, targets: list, inputs: list, no_grad: set) -> list:
+    """The ops with a gradient rule on a path from `inputs` (any, if empty) to `targets`."""
+    ops = block.ops
+    keep = [_has_rule(op) for op in ops]
+    if inputs:
+        reached = set(inputs)
+        for i, op in enumerate(ops):
+            if keep[i] and any(n in reached for n in op.input_arg_names):
+                reached.update(n for n in op.output_arg_names if grad_var_name(n) not in no_grad)
+            else:
+                keep[i] = False
+    needed = set(targets)
+    for i in range(len(ops) - 1, -1, -1):
+        op = ops[i]
+        if not any(n in needed for n in op.output_arg_names):
+            keep[i] = False
+            continue
+        opdef = registry.get(op.type, op.where())
+        if keep[i]:
+            needed.update(n for n in op.input_arg_names if grad_var_name(n) not in no_grad)
+        elif opdef.differentiable and opdef.grad is None:
+            raise GradError(f"op {op.type} is marked differentiable but has no gradient rule; "
+                            f"give its registration a grad= maker, or set stop_gradient=True "
+                            f"on its inputs", _where(op))
+    return [op for op, k in zip(ops, keep) if k]
+
+
+def _has_rule(op: Operator) -> bool:
+    opdef = registry.get(op.type, op.where())
+    return opdef.grad is not None and opdef.io is None
+
+
+def _make_grad_ops(block: Block, ops: list, produced: set, no_grad: set) -> list:
+    """Call each op's rule, last op first; keep ops that compute a wanted gradient."""
+    entries = []
+    for op in reversed(ops):
+        opdef = registry.get(op.type, op.where())
+        try:
+            made = opdef.grad(op, opdef)
+        except Exception as e:
+            raise GradError(f"the gradient rule of op {op.type} failed: {type(e).__name__}: "
+                            f"{e}", _where(op)) from e
+        for g in made:
+            gdef = registry.lookup(g.type)
+            if gdef is None:
+                raise GradError(f"the gradient rule of op {op.type} emits unknown op type "
+                                f"{g.type!r}", _where(op))
+            _drop_unwanted_outputs(g, gdef, no_grad)
+            if not _out_names(g):
+                continue
+            grad_ins = [n for n in _in_names(g) if _is_grad(n)]
+            if grad_ins and not any(n in produced for n in grad_ins):
+                continue  # no gradient flows into this op: it would only compute zeros
+            entries += _fill_missing_inputs(block, g, gdef, produced, op)
+            produced.update(_out_names(g))
+            entries.append(_Entry(g, op))
+    return entries
+
+
+def _drop_unwanted_outputs(g: GradOp, gdef, no_grad: set) -> None:
+    """Gradients nobody may have: [] in a one-variable slot, `@EMPTY@` in a list slot."""
+    for slot, names in g.outputs.items():
+        spec = gdef.output_slot(slot)
+        duplicable = spec is not None and spec.duplicable
+        if duplicable:
+            g.outputs[slot] = [EMPTY if n in no_grad else n for n in names]
+        else:
+            g.outputs[slot] = [n for n in names if n not in no_grad and n != EMPTY]
+
+
+def _fill_missing_inputs(block: Block, g: GradOp, gdef, produced: set, op: Operator) -> list:
+    """Handle gradient inputs no op produces (outputs nothing downstream uses).
+
+    A list slot keeps the name (its kernel sees None, as Paddle's py_func does), an optional
+    or undeclared slot drops it, and a required slot gets zeros from a constant op before `g`.
+    """
+    zeros = []
+    for slot, names in list(g.inputs.items()):
+        missing = [n for n in names if _is_grad(n) and n not in produced]
+        if not missing:
+            continue
+        spec = gdef.input_slot(slot)
+        if spec is not None and spec.duplicable:
+            continue
+        if spec is None or spec.dispensable:  # a slot the grad op does not read: drop it
+            g.inputs[slot] = [n for n in names if n not in missing]
+            if not g.inputs[slot]:
+                del g.inputs[slot]
+            continue
+        for name in missing:
+            zeros.append(_Entry(_constant(block, name, 0.0, op), op))
+            produced.add(name)
+    return zeros
+
+
+def _constant(block: Block, name: str, value: float, op: Operator | None) -> GradOp:
+    var = block.find_var(strip_grad_suffix(name))
+    if var is None or var.shape is None or any(d < 0 for d in var.shape):
+        shape = None if var is None else list(var.shape or [])
+        raise GradError(f"gradient {name!r} needs a constant of the shape of "
+                        f"{strip_grad_suffix(name)!r}, whose shape {shape} is not fully known",
+                        _where(op) if op is not None else Where(block=block.idx, var=name))
+    return GradOp(CONSTANT_OP, {}, {"Out": [name]},
+                  {"shape": list(var.shape), "value": value, "dtype": dtypes.to_code(var.dtype)})
+
+
+def _seed_op(target: Variable, role: int) -> _Entry:
+    """`target@GRAD` = ones of target's shape (Paddle's fill_constant seed)."""
+    g = _constant(target.block, grad_var_name(target.name), 1.0, None)
+    return _Entry(g, None, role)
+
+
+# --- accumulation ------------------------------------------------------------------------
+def _accumulate(entries: list, block_idx: int) -> list:
+    """Give each extra writer of a gradient its own `@RENAME@` name; sum them before use.
+
+    Paddle's convention: the first writer becomes `x@GRAD@RENAME@block0@0`, the next `@1`,
+    ..., and a `sum` op writes `x@GRAD` right before the first op that reads it (or at the
+    end, for gradients nothing reads, such as a shared parameter's).
+    """
+    parts: dict[str, list[str]] = {}
+    first: dict[str, int] = {}
+    count: Counter = Counter()
+    out: list = []
+    for entry in entries:
+        g = entry.op
+        for name in _in_names(g):
+            if _is_grad(name) and len(parts.get(name, ())) > 1:
+                first[name] = len(out)
+                out.append(_sum_entry(parts[name], name))
+                parts[name] = [name]
+        ins = set(_in_names(g))
+        for slot, names in g.outputs.items():
+            for i, name in enumerate(names):
+                if not _is_grad(name) or name == EMPTY or name in ins:
+                    continue
+                if not parts.get(name):
+                    parts[name], first[name] = [name], len(out)
+                    continue
+                if len(parts[name]) == 1:
+                    renamed = _rename_name(name, block_idx, count)
+                    for earlier in out[first[name]:]:
+                        _rename_args(earlier.op, {name: renamed})
+                    parts[name][0] = renamed
+                names[i] = _rename_name(name, block_idx, count)
+                parts[name].append(names[i])
+        out.append(entry)
+    out += [_sum_entry(p, name) for name, p in parts.items() if len(p) > 1]
+    return out
+
+
+def _rename_name(name: str, block_idx: int, count: Counter) -> str:
+    new = f"{name}@RENAME@block{block_idx}@{count[name]}"
+    count[name] += 1
+    return new
+
+
+def _sum_entry(partials: list, name: str) -> _Entry:
+    return _Entry(GradOp(ACCUMULATE_OP, {"X": list(partials)}, {"Out": [name]}), None)
+
+
+def _rename_args(g: GradOp, mapping: dict, outputs: bool = True) -> None:
+    for slots in (g.inputs, g.outputs) if outputs else (g.inputs,):
+        for slot, names in slots.items():
+            slots[slot] = [mapping.get(n, n) for n in names]
+
+
+def _repeat_prefix(program: Program) -> str:
+    """`grad/` * k for the k-th backward pass over a program (k > 1), as Paddle names them."""
+    times = getattr(program, "_appending_grad_times", 0) + 1
+    program._appending_grad_times = times
+    return "grad/" * times if times > 1 else ""
+
+
+def _prefix_outputs(entries: list, prefix: str, keep: set) -> None:
+    mapping = {n: prefix + n for e in entries for n in _out_names(e.op)
+               if n not in keep and _is_grad(n)}
+    for entry in entries:
+        _rename_args(entry.op, mapping)
+
+
+# --- appending ---------------------------------------------------------------------------
+def _append(block: Block, entries: list) -> None:
+    for entry in entries:
+        g = entry.op
+        for name in _out_names(g) + [n for n in _in_names(g) if _is_grad(n)]:
+            if block.find_var(name) is None:
+                _declare_grad_var(block, name)
+        _append_op(block, g, entry.role, entry.forward)
+
+
+def _declare_grad_var(block: Block, name: str) -> Variable:
+    """A gradient variable with its forward variable's dtype and shape (Paddle's flags)."""
+    fwd = block.find_var(strip_grad_suffix(name))
+    var = Variable(block, name, None if fwd is None else fwd.dtype,
+                   None if fwd is None else fwd.shape, persistable=None, stop_gradient=False,
+                   lod_level=0)
+    return block.add_var(var)
+
+
+def _append_op(block: Block, g: GradOp, role: int, forward: Operator | None) -> Operator:
+    """Append `g` with its declared attribute defaults and Paddle's common attributes."""
+    gdef = registry.get(g.type)
+    attrs = {k: v for k, v in registry.resolved_attrs(gdef, g.attrs).items()
+             if v is not registry.REQUIRED}
+    attrs.update(g.attrs)
+    attrs.setdefault("op_role", role)
+    attrs.setdefault("op_role_var", [])
+    fwd_attrs = forward.attrs if forward is not None else {}
+    attrs.setdefault("op_namescope", fwd_attrs.get("op_namescope", "/") if forward else "")
+    attrs.setdefault("op_device", fwd_attrs.get("op_device", ""))
+    attrs = dict(sorted(attrs.items()))
+    types = {k: _attr_type(g.type, k, v, forward) for k, v in attrs.items()}
+    return block.append_op(g.type, inputs=dict(sorted(g.inputs.items())),
+                           outputs=dict(sorted(g.outputs.items())), attrs=attrs,
+                           attr_types=types)
+
+
+def _attr_type(op_type: str, name: str, value, forward: Operator | None) -> int:
+    """Declared type; else the forward op's wire type for a copied attribute; else a guess."""
+    gdef = registry.lookup(op_type)
+    if (gdef is None or gdef.attr_spec(name) is None) and forward is not None \
+            and name in forward.attr_types and name not in registry.COMMON_ATTRS:
+        return forward.attr_types[name]
+    return registry.attr_type_for(op_type, name, value)
+
+
+def _mark_loss_op(block: Block, loss: Variable) -> None:
+    """The op writing the loss gets op_role = forward | loss (256), as in Paddle."""
+    for op in reversed(block.ops):
+        if loss.name in op.output_arg_names:
+            op.attrs["op_role"] = ROLE_FORWARD | ROLE_LOSS
+            op.attr_types["op_role"] = AttrType.INT
+            return
+
+
+def _set_op_role_vars(block: Block, pairs: list) -> None:
+    """The op that finally writes each parameter's gradient records [param, grad] first."""
+    for param, grad in pairs:
+        for op in reversed(block.ops):
+            if grad.name in op.output_arg_names:
+                op.attrs["op_role_var"] = [param.name, grad.name] + list(
+                    op.attrs.get("op_role_var", []))
+                op.attr_types["op_role_var"] = AttrType.STRINGS
+                break
+
+
+# --- small helpers -----------------------------------------------------------------------
+def _no_grad_names(program: Program, no_grad_set) -> set:
+    """Grad names that must not be computed: stop_gradient, non-float and user-listed vars."""
+    names = {grad_var_name(_name(v)) for v in (no_grad_set or ())}
+    for var in program.list_vars():
+        if var.stop_gradient or var.dtype is None or not dtypes.is_float(var.dtype):
+            names.add(grad_var_name(var.name))
+    return names
+
+
+def _parameters(program: Program, parameter_list) -> list:
+    block = program.global_block()
+    if parameter_list is None:
+        return [v for v in block.vars.values() if _is_parameter(v) and not v.stop_gradient]
+    return [block.var(_name(p)) for p in parameter_list]
+
+
+def _is_parameter(var: Variable) -> bool:
+    """A Parameter built here, or a variable a parsed file marks `is_parameter`."""
+    return isinstance(var, Parameter) or var.is_parameter
+
+
+def _check_target(var) -> Block:
+    if not isinstance(var, Variable):
+        raise GradError(f"expected a Variable to differentiate, got {type(var).__name__}")
+    if var.dtype is None or not dtypes.is_float(var.dtype):
+        raise GradError(f"cannot differentiate {var.name!r}: its dtype "
+                        f"{var.dtype} is not a float type", Where(block=var.block.idx,
+                                                                  var=var.name))
+    return var.block
+
+
+def _name(v) -> str:
+    return v if isinstance(v, str) else v.name
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _in_names(g: GradOp) -> list:
+    return [n for names in g.inputs.values() for n in names]
+
+
+def _out_names(g: GradOp) -> list:
+    return [n for names in g.outputs.values() for n in names if n != EMPTY]
+
+
+def _where(op: Operator) -> Where:
+    return Where(file=op.block.program.source, block=op.block.idx, op_index=op.idx,
+                 op_type=op.type)
+
+
+__all__ = ["append_backward", "gradients", "grad_var_name", "strip_grad_suffix"]
