@@ -1,3 +1,288 @@
-"""(being written)"""
+"""Readable forms of a Program: the text `print(program)` shows, JSON for tools, DOT for Graphviz.
 
-__all__: list[str] = []
+Everything here only reads the IR (and the registry, to mark ops pyir cannot run); it never
+imports or calls a py_func callable, so `pyir inspect` can show untrusted files.
+
+Text form, one op per line:
+
+    block 0 (parent -1): 4 vars, 2 ops
+      vars:
+        fc_0.w_0      float32[16, 32]  persistable
+        x             float32[-1, 16]  feed
+      ops:
+        #0  {Out=[fc_0.tmp_0]} = mul(X=[x], Y=[fc_0.w_0]) {x_num_col_dims=1, y_num_col_dims=1}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from . import dtypes, registry
+from ._proto.framework_pb2 import AttrType, VarType
+from .framework import Block, Operator, Program, Variable
+
+# Attributes shown only when they differ from what every op carries by default.
+_QUIET_ATTRS = {"op_role": 0, "op_role_var": [], "op_namescope": "/", "op_device": "",
+                "with_quant_attr": False}
+_HIDDEN_ATTRS = ("op_callstack",)  # stack traces: long, and in JSON anyway
+_LIST_LIMIT = 16
+_BLOCK_TYPES = (AttrType.BLOCK, AttrType.BLOCKS)
+# String attributes naming a py_func callable ("module:qualname"), and Paddle's process-local ids.
+CALLABLE_SUFFIXES = ("_callable", "_callable_id")
+
+
+# --- pieces ---------------------------------------------------------------------------------
+def type_name(var: Variable) -> str:
+    """`float32[4, 16]` for tensors, the VarType name (FEED_MINIBATCH, ...) for holders."""
+    if var.dtype is not None and var.shape is not None:
+        return f"{_dtype_name(var)}[{', '.join(str(d) for d in var.shape)}]"
+    kind = var.raw_type.type if var.raw_type is not None else var.type
+    return _kind_name(kind)
+
+
+def _dtype_name(var: Variable) -> str:
+    return dtypes.name_of(var.dtype)
+
+
+def _kind_name(kind: int) -> str:
+    try:
+        return VarType.Type.Name(kind)
+    except ValueError:
+        return f"VARTYPE_{kind}"
+
+
+def var_flags(var: Variable) -> list[str]:
+    flags = []
+    if var.persistable:
+        flags.append("persistable")
+    if var.is_parameter:
+        flags.append("parameter")
+    if var.need_check_feed:
+        flags.append("feed")
+    if var.lod_level:
+        flags.append(f"lod_level={var.lod_level}")
+    return flags
+
+
+def format_value(value, attr_type: int | None = None) -> str:
+    """An attribute value as text: blocks as `block[N]`, long lists shortened."""
+    if attr_type == AttrType.BLOCK:
+        return f"block[{value}]"
+    if attr_type == AttrType.BLOCKS:
+        return "[" + ", ".join(f"block[{v}]" for v in value) + "]"
+    if isinstance(value, (list, tuple)):
+        shown = ", ".join(format_value(v) for v in value[:_LIST_LIMIT])
+        more = f", ... ({len(value)} items)" if len(value) > _LIST_LIMIT else ""
+        return f"[{shown}{more}]"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _slots(slots: dict[str, list[str]]) -> str:
+    return ", ".join(f"{k}=[{', '.join(v)}]" for k, v in slots.items())
+
+
+def _shown_attrs(op: Operator) -> list[tuple[str, object]]:
+    shown = []
+    for name, value in op.attrs.items():
+        if name in _HIDDEN_ATTRS or (name in _QUIET_ATTRS and value == _QUIET_ATTRS[name]):
+            continue
+        shown.append((name, value))
+    return shown
+
+
+def is_known(op: Operator) -> bool:
+    return registry.lookup(op.type) is not None
+
+
+def format_op(op: Operator) -> str:
+    """`{Out=[y]} = tanh(X=[x]) {attr=value}`; unknown op types end with `# unknown op`."""
+    attrs = ", ".join(f"{n}={format_value(v, op.attr_types.get(n))}"
+                      for n, v in _shown_attrs(op))
+    text = f"{{{_slots(op.outputs)}}} = {op.type}({_slots(op.inputs)})"
+    if attrs:
+        text += f" {{{attrs}}}"
+    if not is_known(op):
+        text += "  # unknown op: pyir cannot run it"
+    return text
+
+
+def format_var(var: Variable, width: int = 0) -> str:
+    flags = "  ".join(var_flags(var))
+    line = f"{var.name:<{width}}  {type_name(var)}"
+    return f"{line}  {flags}" if flags else line
+
+
+def format_block(block: Block) -> str:
+    head = f"block {block.idx} (parent {block.parent_idx}"
+    if block.forward_block_idx is not None and block.forward_block_idx >= 0:
+        head += f", backward of block {block.forward_block_idx}"
+    lines = [f"{head}): {len(block.vars)} vars, {len(block.ops)} ops", "  vars:"]
+    width = max((len(n) for n in block.vars), default=0)
+    lines += [f"    {format_var(v, width)}" for v in block.vars.values()]
+    lines.append("  ops:")
+    digits = len(str(max(len(block.ops) - 1, 0)))
+    lines += [f"    #{i:<{digits}}  {format_op(op)}" for i, op in enumerate(block.ops)]
+    return "\n".join(lines)
+
+
+def format_program(program: Program, block: int | None = None) -> str:
+    """The whole program (or one block) as deterministic text."""
+    nops = sum(len(b.ops) for b in program.blocks)
+    head = f"program: {len(program.blocks)} blocks, {nops} ops"
+    if program.version is not None:
+        head += f", version {program.version}"
+    blocks = program.blocks if block is None else [program.blocks[block]]
+    return "\n".join([head] + [format_block(b) for b in blocks])
+
+
+# --- callables ------------------------------------------------------------------------------
+def callable_references(program: Program) -> list[dict]:
+    """Every callable a py_func-style op names: {block, op_index, op_type, attr, reference}.
+
+    Reads string (and Paddle's integer id) attributes only; nothing is imported.
+    """
+    refs = []
+    for block in program.blocks:
+        for i, op in enumerate(block.ops):
+            for name, value in op.attrs.items():
+                if not name.endswith(CALLABLE_SUFFIXES) or value in ("", None, -1):
+                    continue
+                refs.append({"block": block.idx, "op_index": i, "op_type": op.type,
+                             "attr": name, "reference": value})
+    return refs
+
+
+# --- JSON -----------------------------------------------------------------------------------
+def _jsonable(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, complex):
+        return [_jsonable(value.real), _jsonable(value.imag)]
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _var_dict(var: Variable) -> dict:
+    kind = var.raw_type.type if var.raw_type is not None else var.type
+    return {"name": var.name, "type": _kind_name(kind),
+            "dtype": None if var.dtype is None else _dtype_name(var),
+            "shape": None if var.shape is None else list(var.shape),
+            "persistable": var.persistable, "is_parameter": var.is_parameter,
+            "need_check_feed": var.need_check_feed, "stop_gradient": var.stop_gradient,
+            "lod_level": var.lod_level}
+
+
+def _op_dict(index: int, op: Operator) -> dict:
+    attrs = {}
+    for name, value in op.attrs.items():
+        t = op.attr_types.get(name)
+        attrs[name] = {"type": AttrType.Name(t) if t is not None else None,
+                       "value": _jsonable(value)}
+    return {"index": index, "type": op.type, "known": is_known(op),
+            "inputs": dict(op.inputs), "outputs": dict(op.outputs), "attrs": attrs,
+            "sub_blocks": [v for n, v in _block_refs(op)]}
+
+
+def _block_refs(op: Operator):
+    for name, value in op.attrs.items():
+        if op.attr_types.get(name) in _BLOCK_TYPES:
+            for v in value if isinstance(value, list) else [value]:
+                yield name, v
+
+
+def to_dict(program: Program, block: int | None = None) -> dict:
+    """The program as plain data (what `to_json` dumps)."""
+    blocks = program.blocks if block is None else [program.blocks[block]]
+    return {"version": program.version,
+            "blocks": [{"idx": b.idx, "parent_idx": b.parent_idx,
+                        "forward_block_idx": b.forward_block_idx,
+                        "vars": [_var_dict(v) for v in b.vars.values()],
+                        "ops": [_op_dict(i, op) for i, op in enumerate(b.ops)]}
+                       for b in blocks],
+            "callables": [r for r in callable_references(program)
+                          if block is None or r["block"] == block]}
+
+
+def to_json(program: Program, block: int | None = None, **extra) -> str:
+    """Deterministic JSON (sorted keys, 1-space indent); `extra` adds top-level keys."""
+    return json.dumps({**to_dict(program, block), **extra}, indent=1, sort_keys=True)
+
+
+# --- DOT ------------------------------------------------------------------------------------
+def _q(text: str) -> str:
+    return json.dumps(str(text))
+
+
+def _var_node(block: Block, name: str) -> str:
+    var = block.find_var(name)
+    home = var.block.idx if var is not None else block.idx
+    return _q(f"b{home}:{name}")
+
+
+def _dot_block(block: Block, lines: list[str], declared: set) -> None:
+    lines.append(f"  subgraph cluster_{block.idx} {{")
+    lines.append(f"    label={_q(f'block {block.idx}')};")
+    lines.append(f"    {_q(f'block{block.idx}')} [shape=plaintext, label={_q(f'block {block.idx}')}];")
+    for var in block.vars.values():
+        style = ", style=filled, fillcolor=lightgrey" if var.persistable else ""
+        label = _q(var.name + "\n" + type_name(var))
+        lines.append(f"    {_var_node(block, var.name)} [shape=ellipse, label={label}{style}];")
+        declared.add(_var_node(block, var.name))
+    for i, op in enumerate(block.ops):
+        node = _q(f"b{block.idx}:op{i}")
+        if is_known(op):
+            lines.append(f"    {node} [shape=box, label={_q(op.type)}];")
+        else:
+            label = _q(op.type + "\n(unknown)")
+            lines.append(f'    {node} [shape=box, label={label}, style="filled,dashed", '
+                         f"fillcolor=salmon];")
+    lines.append("  }")
+
+
+def _dot_edges(block: Block, lines: list[str], declared: set, shown: set) -> None:
+    for i, op in enumerate(block.ops):
+        node = _q(f"b{block.idx}:op{i}")
+        for slot, names in op.inputs.items():
+            for n in names:
+                _ensure(block, n, lines, declared)
+                lines.append(f"  {_var_node(block, n)} -> {node} [label={_q(slot)}];")
+        for slot, names in op.outputs.items():
+            for n in names:
+                _ensure(block, n, lines, declared)
+                lines.append(f"  {node} -> {_var_node(block, n)} [label={_q(slot)}];")
+        for attr, idx in _block_refs(op):
+            if idx in shown:
+                lines.append(f"  {node} -> {_q(f'block{idx}')} [style=dotted, "
+                             f"label={_q(attr)}];")
+
+
+def _ensure(block: Block, name: str, lines: list[str], declared: set) -> None:
+    node = _var_node(block, name)
+    if node not in declared:  # undeclared (or in a block not shown): still draw it
+        lines.append(f"  {node} [shape=ellipse, style=dashed, label={_q(name)}];")
+        declared.add(node)
+
+
+def to_dot(program: Program, block: int | None = None) -> str:
+    """A Graphviz digraph: ellipses for variables (grey = persistable), boxes for ops (salmon =
+    unknown), one cluster per block, dotted edges from an op to the sub-blocks it runs."""
+    blocks = program.blocks if block is None else [program.blocks[block]]
+    lines = ["digraph program {", "  rankdir=TB;", "  node [fontname=Helvetica];"]
+    declared: set = set()
+    for b in blocks:
+        _dot_block(b, lines, declared)
+    shown = {b.idx for b in blocks}
+    for b in blocks:
+        _dot_edges(b, lines, declared, shown)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["format_program", "format_op", "format_block", "format_var", "to_json", "to_dict",
+           "to_dot", "callable_references"]

@@ -1,0 +1,123 @@
+"""The checker, and the one-line errors the CLI gives for broken files (issue 2, point 7)."""
+
+import pathlib
+
+import pytest
+from click.testing import CliRunner
+
+from pyir.checker import check_program
+from pyir.cli.main import main
+from pyir.errors import CheckError
+from pyir.framework import Program
+from pyir.registry import AttrType
+
+GOLDEN = pathlib.Path(__file__).resolve().parent / "paddle_golden"
+
+
+def _program(*ops, declare=("x", "y")) -> Program:
+    program = Program()
+    block = program.global_block()
+    for name in declare:
+        block.create_var(name, "float32", [2, 3])
+    for op_type, inputs, outputs, attrs in ops:
+        block.append_op(op_type, inputs, outputs, attrs,
+                        {k: AttrType.INT if isinstance(v, int) else AttrType.STRING
+                         for k, v in attrs.items()})
+    return program
+
+
+def _write(tmp_path, program, name="broken.pb") -> pathlib.Path:
+    path = tmp_path / name
+    path.write_bytes(program.serialize_to_string())
+    return path
+
+
+def test_valid_program_has_no_problems():
+    assert check_program(_program(("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}))) == []
+
+
+def test_unknown_op_names_block_index_and_type():
+    program = _program(("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}),
+                       ("frobnicate", {"X": ["y"]}, {"Out": ["x"]}, {}))
+    program.source = "m.pb"
+    with pytest.raises(CheckError) as e:
+        check_program(program)
+    w = e.value.where
+    assert (w.file, w.block, w.op_index, w.op_type) == ("m.pb", 0, 1, "frobnicate")
+    assert "unknown op type 'frobnicate'" in str(e.value)
+
+
+def test_undeclared_variable_is_named():
+    program = _program(("tanh", {"X": ["ghost"]}, {"Out": ["y"]}, {}))
+    with pytest.raises(CheckError, match="'ghost' is not declared") as e:
+        check_program(program)
+    assert (e.value.where.op_index, e.value.where.var) == (0, "ghost")
+
+
+@pytest.mark.parametrize("op, message", [
+    (("tanh", {"X": ["x"], "Bogus": ["x"]}, {"Out": ["y"]}, {}), "no input slot 'Bogus'"),
+    (("tanh", {"X": ["x", "y"]}, {"Out": ["y"]}, {}), "takes one variable, got 2"),
+    (("elementwise_add", {"X": ["x"]}, {"Out": ["y"]}, {}), "needs input slot 'Y'"),
+    (("elementwise_add", {"X": ["x"], "Y": ["x"]}, {"Out": ["y"]}, {"axis": "one"}),
+     "'axis' has type STRING, expected INT"),
+])
+def test_slot_and_attribute_mismatches(op, message):
+    with pytest.raises(CheckError, match=message):
+        check_program(_program(op))
+
+
+def test_bad_block_index_and_lenient_mode():
+    program = _program(("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}),
+                       ("nope", {"X": ["x"]}, {"Out": ["zz"]}, {}))
+    op = program.global_block().ops[0]
+    op.attrs["sub_block"], op.attr_types["sub_block"] = 3, AttrType.BLOCK
+    problems = check_program(program, lenient=True)
+    texts = [str(p) for p in problems]
+    assert any("refers to block 3" in t for t in texts)
+    assert any("'zz' is not declared" in t for t in texts)
+    assert any("unknown op type 'nope'" in t for t in texts)
+
+
+def _cli(*args):
+    result = CliRunner().invoke(main, list(args))
+    return result
+
+
+def _assert_one_line_error(result, *fragments):
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("verb", ["run", "inspect"])
+def test_truncated_and_non_protobuf_files(tmp_path, verb):
+    cut = tmp_path / "cut.pdmodel"
+    cut.write_bytes((GOLDEN / "mlp" / "model.pdmodel").read_bytes()[:700])
+    _assert_one_line_error(_cli(verb, str(cut)), str(cut), "truncated or not protobuf")
+    junk = tmp_path / "junk.pb"
+    junk.write_bytes(b"\xff\xfe not a protobuf at all \x00\x01")
+    _assert_one_line_error(_cli(verb, str(junk)), str(junk), "not a Paddle/pyir ProgramDesc")
+    empty = tmp_path / "empty.pb"
+    empty.write_bytes(b"")
+    _assert_one_line_error(_cli(verb, str(empty)), str(empty), "no blocks")
+
+
+def test_unknown_op_is_one_line_for_run_and_inspect_check(tmp_path):
+    path = _write(tmp_path, _program(("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}),
+                                     ("frobnicate", {"X": ["y"]}, {"Out": ["x"]}, {})))
+    for args in (["run", str(path), "--fetch", "x"], ["inspect", "--check", str(path)]):
+        _assert_one_line_error(_cli(*args), str(path), "block 0", "op #1 frobnicate",
+                               "unknown op type")
+
+
+def test_undeclared_variable_is_one_line(tmp_path):
+    path = _write(tmp_path, _program(("tanh", {"X": ["ghost"]}, {"Out": ["y"]}, {})))
+    for args in (["run", str(path), "--fetch", "y"], ["inspect", "--check", str(path)]):
+        _assert_one_line_error(_cli(*args), str(path), "block 0", "op #0 tanh", "'ghost'")
+
+
+def test_missing_model_file_is_one_line(tmp_path):
+    _assert_one_line_error(_cli("inspect", str(tmp_path / "nope.pb")), "nope.pb")
