@@ -1,0 +1,240 @@
+"""Activations with attributes, as CNNs and transformers use them: relu6, hard_swish,
+hard_sigmoid, swish, silu, gelu, leaky_relu, elu, selu, softplus, softsign, mish, prelu
+(+ their `_grad` ops).
+
+Each elementwise activation is one `_activation(...)` row: attributes, the forward formula,
+the derivative, which forward values its grad op reads (Paddle's layout), and an independent
+reference the examples compare against.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+
+from ..registry import Attr, Example, VarSpec, register_op
+from ..registry import AttrType as T
+from ._helpers import default_grad, rand, same_as, unbroadcast
+from .unary_math import _erf
+
+
+def _signature(fn, params):
+    """Give `fn(*args, **kwargs)` the parameter list the registry checks kernels against."""
+    fn.__signature__ = inspect.Signature(
+        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
+    return fn
+
+
+def _positional(params, args, kwargs):
+    return list(args) + [kwargs[p] for p in params[len(args):]]
+
+
+def _activation(name, attrs, uses, forward, derivative, reference, doc, scale=1.0,
+                variants=()):
+    """Register `name` (X -> Out) and `name_grad` (uses + Out@GRAD -> X@GRAD).
+
+    forward(x, *attrs); derivative(g, *used values, *attrs); reference(x, **attrs) is the
+    examples' independent expectation. `scale` widens the example inputs to reach the kinks.
+    """
+    names = [a.name for a in attrs]
+    given = {a.name: a.default for a in attrs}
+    examples = [
+        Example({"X": rand(3, 4) * np.float32(scale)},
+                expect=lambda X, **a: {"Out": reference(X, **{**given, **a}).astype(X.dtype)}),
+        Example({"X": (rand(2, 3, 5) * scale).astype("float64")},
+                expect=lambda X, **a: {"Out": reference(X, **{**given, **a}).astype(X.dtype)}),
+    ] + [Example({"X": rand(3, 4) * np.float32(scale)}, dict(v),
+                 lambda X, **a: {"Out": reference(X, **{**given, **a}).astype(X.dtype)})
+         for v in variants]
+
+    def kernel(*args, **kwargs):
+        x, *values = _positional(["X"] + names, args, kwargs)
+        return {"Out": forward(x, *values).astype(x.dtype, copy=False)}
+
+    def grad_kernel(*args, **kwargs):
+        vals = _positional(list(uses) + ["Out_grad"] + names, args, kwargs)
+        used, g, values = vals[:len(uses)], vals[len(uses)], vals[len(uses) + 1:]
+        return {"X@GRAD": derivative(g, *used, *values).astype(g.dtype, copy=False)}
+
+    register_op(name, inputs=["X"], outputs=["Out"], attrs=attrs, infer=same_as("X"),
+                grad=default_grad(f"{name}_grad", uses=list(uses)), doc=doc,
+                examples=examples)(_signature(kernel, ["X"] + names))
+    register_op(f"{name}_grad", inputs=list(uses) + ["Out@GRAD"], outputs=["X@GRAD"],
+                attrs=attrs, infer=same_as("Out@GRAD", out="X@GRAD"), grad_of=name,
+                doc=f"gradient of {name}")(
+        _signature(grad_kernel, list(uses) + ["Out_grad"] + names))
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _gelu(x, approximate):
+    if approximate:
+        c = x.dtype.type(math.sqrt(2.0 / math.pi))
+        return 0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + _erf(x / x.dtype.type(math.sqrt(2.0))))
+
+
+def _gelu_grad(g, x, approximate):
+    if approximate:
+        c = math.sqrt(2.0 / math.pi)
+        t = np.tanh(c * (x + 0.044715 * x ** 3))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x))
+    cdf = 0.5 * (1.0 + _erf(x / math.sqrt(2.0)))
+    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi))
+
+
+def _softplus(x, beta, threshold):
+    bx = x * beta
+    return np.where(bx > threshold, x, np.log1p(np.exp(np.minimum(bx, threshold))) / beta)
+
+
+def _mish_sp(x, threshold):
+    return np.where(x > threshold, x, np.log1p(np.exp(np.minimum(x, threshold))))
+
+
+def _mish_grad(g, x, threshold):
+    t = np.tanh(_mish_sp(x, threshold))
+    dsp = np.where(x > threshold, 1.0, _sigmoid(x))
+    return g * (t + x * (1.0 - t * t) * dsp)
+
+
+_F = T.FLOAT
+_activation(
+    "relu6", [], ["Out"], lambda x: np.clip(x, 0, 6),
+    lambda g, out: g * ((out > 0) & (out < 6)),
+    lambda x: np.minimum(np.maximum(x, 0), 6), "Out = min(max(X, 0), 6)", scale=8.0)
+_activation(
+    "hard_swish", [Attr("threshold", _F, 6.0), Attr("scale", _F, 6.0), Attr("offset", _F, 3.0)],
+    ["X"], lambda x, t, s, o: x * np.clip(x + o, 0, t) / s,
+    lambda g, x, t, s, o: g * np.where(x + o <= 0, 0.0, np.where(x + o >= t, t / s,
+                                                                 (2 * x + o) / s)),
+    lambda x, threshold, scale, offset: np.array(
+        [v * min(max(v + offset, 0), threshold) / scale for v in x.ravel()]).reshape(x.shape),
+    "Out = X * min(max(X + offset, 0), threshold) / scale", scale=4.5,
+    variants=[{"threshold": 4.0, "scale": 5.0, "offset": 2.0}])
+_activation(
+    "hard_sigmoid", [Attr("slope", _F, 0.2), Attr("offset", _F, 0.5)], ["Out"],
+    lambda x, slope, offset: np.clip(x * slope + offset, 0, 1),
+    lambda g, out, slope, offset: g * slope * ((out > 0) & (out < 1)),
+    lambda x, slope, offset: np.minimum(np.maximum(slope * x + offset, 0), 1),
+    "Out = min(max(slope * X + offset, 0), 1)", scale=4.0,
+    variants=[{"slope": 0.1666667, "offset": 0.5}])
+for _name in ("swish", "silu"):
+    _activation(
+        _name, [], ["X"] if _name == "swish" else ["X", "Out"],
+        lambda x: x * _sigmoid(x),
+        (lambda g, x: g * _sigmoid(x) * (1 + x * (1 - _sigmoid(x)))) if _name == "swish" else
+        (lambda g, x, out: g * _sigmoid(x) * (1 + x * (1 - _sigmoid(x)))),
+        lambda x: x / (1 + np.exp(-x)), "Out = X * sigmoid(X)", scale=3.0)
+_activation(
+    "gelu", [Attr("approximate", T.BOOLEAN, False)], ["X"], _gelu, _gelu_grad,
+    lambda x, approximate: np.array(
+        [0.5 * v * (1 + (math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3))
+                         if approximate else math.erf(v / math.sqrt(2)))) for v in x.ravel()]
+    ).reshape(x.shape),
+    "Out = X * Phi(X) (exact, erf) or 0.5 X (1 + tanh(sqrt(2/pi) (X + 0.044715 X^3)))", scale=3.0,
+    variants=[{"approximate": True}])
+_activation(
+    "leaky_relu", [Attr("alpha", _F, 0.02)], ["X"], lambda x, a: np.where(x > 0, x, a * x),
+    lambda g, x, a: g * np.where(x > 0, 1.0, a),
+    lambda x, alpha: np.maximum(x, 0) + alpha * np.minimum(x, 0), "Out = X if X > 0 else alpha X",
+    variants=[{"alpha": 0.3}])
+_activation(
+    "elu", [Attr("alpha", _F, 1.0)], ["X", "Out"],
+    lambda x, a: np.where(x > 0, x, a * (np.exp(np.minimum(x, 0)) - 1)),
+    lambda g, x, out, a: g * np.where(x > 0, 1.0, out + a),
+    lambda x, alpha: np.maximum(x, 0) + alpha * np.expm1(np.minimum(x, 0)),
+    "Out = X if X > 0 else alpha (exp(X) - 1)", scale=2.0)
+_activation(
+    "selu", [Attr("scale", _F, 1.0507009873554805), Attr("alpha", _F, 1.6732632423543772)],
+    ["Out"], lambda x, s, a: s * np.where(x > 0, x, a * (np.exp(np.minimum(x, 0)) - 1)),
+    lambda g, out, s, a: g * np.where(out > 0, s, out + s * a),
+    lambda x, scale, alpha: scale * (np.maximum(x, 0) + alpha * np.expm1(np.minimum(x, 0))),
+    "Out = scale * (X if X > 0 else alpha (exp(X) - 1))", scale=2.0)
+_activation(
+    "softplus", [Attr("beta", _F, 1.0), Attr("threshold", _F, 20.0)], ["X"], _softplus,
+    lambda g, x, beta, threshold: g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)),
+    lambda x, beta, threshold: np.array(
+        [v if v * beta > threshold else math.log(1 + math.exp(beta * v)) / beta
+         for v in x.ravel()]).reshape(x.shape),
+    "Out = X if beta X > threshold else log(1 + exp(beta X)) / beta", scale=3.0,
+    variants=[{"beta": 2.0, "threshold": 1.5}])
+_activation(
+    "softsign", [], ["X"], lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) ** 2,
+    lambda x: np.array([v / (1 + abs(v)) for v in x.ravel()]).reshape(x.shape),
+    "Out = X / (1 + |X|)", scale=3.0)
+_activation(
+    "mish", [Attr("threshold", _F, 20.0)], ["X"],
+    lambda x, threshold: x * np.tanh(_mish_sp(x, threshold)), _mish_grad,
+    lambda x, threshold: np.array(
+        [v * math.tanh(v if v > threshold else math.log1p(math.exp(v))) for v in x.ravel()]
+    ).reshape(x.shape),
+    "Out = X * tanh(softplus(X)) (softplus(X) = X above threshold)", scale=3.0)
+
+
+# --- prelu -------------------------------------------------------------------------------------
+
+_PRELU_ATTRS = [Attr("mode", T.STRING, "all"), Attr("data_format", T.STRING, "NCHW")]
+
+
+def _alpha_view(alpha, x, mode, data_format):
+    """Alpha shaped to broadcast against X: one value, one per channel, or one per element."""
+    if mode == "channel":
+        shape = [1] * x.ndim
+        shape[-1 if data_format in ("NHWC", "NLC", "NDHWC") else 1] = -1
+        return alpha.reshape(shape)
+    if mode == "element":
+        return alpha.reshape((1,) + x.shape[1:])
+    return alpha.reshape(())
+
+
+def _prelu_expect(X, Alpha, mode="all", data_format="NCHW"):
+    out = X.copy()
+    for idx in np.ndindex(X.shape):
+        if X[idx] <= 0:
+            if mode == "all":
+                a = Alpha.ravel()[0]
+            elif mode == "channel":
+                a = Alpha.ravel()[idx[1] if data_format == "NCHW" else idx[-1]]
+            else:
+                a = Alpha.reshape(X.shape[1:])[idx[1:]]
+            out[idx] = a * X[idx]
+    return {"Out": out}
+
+
+@register_op(
+    "prelu", inputs=["X", "Alpha"], outputs=["Out"], attrs=_PRELU_ATTRS,
+    infer=same_as("X"), grad=default_grad("prelu_grad"),
+    doc="Out = X if X > 0 else Alpha * X; Alpha is one value (all), per channel, or per element",
+    examples=[
+        Example({"X": rand(2, 3, 2, 2), "Alpha": rand(1)}, {}, _prelu_expect),
+        Example({"X": rand(2, 3, 2, 2), "Alpha": rand(3)}, {"mode": "channel"}, _prelu_expect),
+        Example({"X": rand(2, 2, 2, 3), "Alpha": rand(3)},
+                {"mode": "channel", "data_format": "NHWC"}, _prelu_expect),
+        Example({"X": rand(2, 3, 2), "Alpha": rand(1, 3, 2)}, {"mode": "element"},
+                _prelu_expect),
+    ],
+)
+def prelu(X, Alpha, mode, data_format):
+    alpha = _alpha_view(Alpha, X, mode, data_format)
+    return {"Out": np.where(X > 0, X, alpha * X).astype(X.dtype, copy=False)}
+
+
+@register_op(
+    "prelu_grad", inputs=["X", "Alpha", "Out@GRAD"], outputs=["X@GRAD", "Alpha@GRAD"],
+    attrs=_PRELU_ATTRS, grad_of="prelu",
+    infer=lambda ctx: {"X@GRAD": VarSpec(ctx.input("X").shape, ctx.input("X").dtype),
+                       "Alpha@GRAD": VarSpec(ctx.input("Alpha").shape, ctx.input("Alpha").dtype)},
+    doc="dX = dOut where X > 0 else Alpha dOut; dAlpha = sum of dOut * X where X <= 0",
+)
+def prelu_grad(X, Alpha, Out_grad, mode, data_format):
+    alpha = _alpha_view(Alpha, X, mode, data_format)
+    neg = X <= 0
+    dx = np.where(neg, alpha * Out_grad, Out_grad)
+    da = unbroadcast(np.where(neg, X * Out_grad, 0), alpha.shape).reshape(Alpha.shape)
+    return {"X@GRAD": dx.astype(X.dtype, copy=False), "Alpha@GRAD": da.astype(Alpha.dtype)}
+
