@@ -57,7 +57,7 @@ def run(model, params, feeds, fetches, out, paths, steps, save_params, quiet) ->
     if not os.path.isfile(model):
         raise PyirError("no such model file", Where(file=model))
     scope = Scope()
-    with search_path(list(paths) + _env_paths()):
+    with search_path(list(paths)):
         loaded = load_model(model, params=params, scope=scope)
         feed = bind_feeds(feeds, list(loaded.feed_names), model)
         fetch_names = list(fetches) or list(loaded.fetch_names)
@@ -77,10 +77,6 @@ def run(model, params, feeds, fetches, out, paths, steps, save_params, quiet) ->
         write_npz(out, named)
     if save_params:
         _save_params(loaded, scope, params or loaded.params_path, model)
-
-
-def _env_paths() -> list[str]:
-    return [p for p in os.environ.get("PYIR_PATH", "").split(os.pathsep) if p]
 
 
 def bind_feeds(specs: tuple[str, ...], inputs: list[str], model: str) -> dict:
