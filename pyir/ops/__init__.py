@@ -6,7 +6,7 @@ Each family module registers its ops (forward and `_grad` together) when importe
 from ..errors import PyirError
 from ..registry import OPS
 from . import (activation, compare, elementwise, indexing, linalg, manipulation, math,  # noqa: F401
-               nn, optimizer, py_func, pylayer, reduce, tensor, unary_math)
+               nn, optimizer, py_func, pylayer, reduce, rnn, tensor, unary_math)
 from . import activation_ext, conv, norm, pool  # noqa: F401  (CNN ops)
 
 
