@@ -20,12 +20,20 @@ import numpy as np
 
 from .. import callables, dtypes
 from ..errors import CallableError
-from ..registry import Attr, AttrType, GradOp, Slot, register_op
-from ._helpers import EMPTY_VAR, grad_name
+from ..registry import Attr, AttrType, Example, GradOp, Slot, register_op
+from ._helpers import EMPTY_VAR, grad_name, rand
 
 
 class ShapeWarning(UserWarning):
     """A py_func callable returned a shape other than its output's declared one."""
+
+
+@callables.register
+def check_finite(*arrays) -> None:
+    """A ready-made debug callable (`py_func(check_finite, xs, None)`): raises on NaN or inf."""
+    for i, a in enumerate(arrays):
+        if a is not None and not np.all(np.isfinite(a)):
+            raise FloatingPointError(f"input {i} holds NaN or inf")
 
 
 # --- plan time -------------------------------------------------------------------------------
@@ -203,6 +211,10 @@ def _grad(op, opdef) -> list[GradOp]:
     check_save=_check_save,
     side_effects=True,  # a debug py_func has no outputs and must still run
     doc="Out = forward_callable(*X): a registered Python callable",
+    # Outputs cannot be inferred, so the sweep's case is a debug op (no output) that must run.
+    examples=[Example({"X": [rand(2, 3), rand(4)]},
+                      {"forward_callable": "pyir.ops.py_func:check_finite"}, expect={},
+                      grad=False)],
 )
 def py_func(X, backward_callable, backward_callable_id, backward_skip_vars, forward_callable,
             forward_callable_id, call):

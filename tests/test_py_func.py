@@ -1,0 +1,302 @@
+"""py_func in process: building, running, output checks, saving rules, the gradient rule.
+
+Callables that files may name live in `helpers_callables` (registered); lambdas, closures and
+methods defined here show what works in process but cannot be saved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import helpers_callables as hc
+import pyir
+from pyir import registry, static
+from pyir.errors import BuildError, CallableError
+from pyir.ops.py_func import ShapeWarning
+from pyir.serialize import program_to_desc
+
+
+def out_var(name, shape, dtype="float32"):
+    return static.default_main_program().current_block().create_var(
+        name=name, dtype=dtype, shape=shape)
+
+
+def run(fetch, **feed):
+    return static.Executor().run(feed=feed, fetch_list=fetch)
+
+
+def py_func_op(index=-1):
+    ops = [op for op in static.default_main_program().global_block().ops if op.type == "py_func"]
+    return ops[index]
+
+
+# --- building and running ----------------------------------------------------------------
+def test_returns_out_and_computes_forward():
+    x = static.data("x", [2, 3], "float32")
+    y = out_var("y", [2, 3])
+    assert static.py_func(hc.tanh, x, y) is y
+    value = np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3)
+    (got,) = run([y], x=value)
+    np.testing.assert_allclose(got, np.tanh(value), rtol=1e-6)
+
+
+def test_op_layout_holds_references():
+    x = static.data("x", [2, 3], "float32")
+    y = out_var("y", [2, 3])
+    static.py_func(hc.tanh, x, y, backward_func=hc.tanh_grad, skip_vars_in_backward_input=x)
+    op = py_func_op()
+    assert op.inputs == {"X": ["x"]} and op.outputs == {"Out": ["y"]}
+    assert op.attrs["forward_callable"] == "helpers_callables:tanh"
+    assert op.attrs["backward_callable"] == "helpers_callables:tanh_grad"
+    assert op.attrs["backward_skip_vars"] == ["x"]
+    assert op.attrs["forward_callable_id"] == -1 and op.attrs["backward_callable_id"] == -1
+
+
+def test_several_inputs_and_outputs():
+    a = static.data("a", [2, 2], "float32")
+    b = static.data("b", [2, 2], "float32")
+    s, p = out_var("s", [2, 2]), out_var("p", [2, 2])
+    assert static.py_func(hc.add_mul, [a, b], (s, p)) == (s, p)
+    av = np.array([[1, 2], [3, 4]], "float32")
+    bv = np.array([[5, 6], [7, 8]], "float32")
+    got_s, got_p = run([s, p], a=av, b=bv)
+    np.testing.assert_array_equal(got_s, [[6, 8], [10, 12]])
+    np.testing.assert_array_equal(got_p, [[5, 12], [21, 32]])
+
+
+def test_op_without_outputs_runs_although_nothing_consumes_it():
+    x = static.data("x", [3], "float32")
+    y = out_var("y", [3])
+    static.py_func(hc.tanh, x, y)
+    static.py_func(hc.record_call, y, None)
+    hc.CALLS.clear()
+    run([y], x=np.zeros(3, "float32"))
+    assert len(hc.CALLS) == 1
+    np.testing.assert_array_equal(hc.CALLS[0][0], np.zeros(3, "float32"))
+
+
+def test_any_callable_runs_in_process():
+    x = static.data("x", [2], "float32")
+    outs = [out_var(f"y{i}", [2]) for i in range(3)]
+    factor = 3.0
+
+    def closure(v):
+        return v * np.float32(factor)
+
+    class Scaler:
+        def half(self, v):
+            return v / np.float32(2)
+
+    static.py_func(lambda v: v + np.float32(1), x, outs[0])
+    static.py_func(closure, x, outs[1])
+    static.py_func(Scaler().half, x, outs[2])
+    got = run(outs, x=np.array([2, 4], "float32"))
+    np.testing.assert_array_equal(np.stack(got), [[3, 5], [6, 12], [1, 2]])
+
+
+def test_skip_vars_must_be_forward_inputs_or_outputs():
+    x = static.data("x", [2], "float32")
+    other = static.data("other", [2], "float32")
+    y = out_var("y", [2])
+    with pytest.raises(BuildError, match="'other', which is neither an input nor an output"):
+        static.py_func(hc.tanh, x, y, backward_func=hc.tanh_grad,
+                       skip_vars_in_backward_input=other)
+
+
+def test_out_must_be_variables():
+    x = static.data("x", [2], "float32")
+    with pytest.raises(BuildError, match="create outputs with block.create_var"):
+        static.py_func(hc.tanh, x, np.zeros(2))
+
+
+# --- output checks -------------------------------------------------------------------------
+def _one_op(func, shape=(2, 3), dtype="float32", n_out=1):
+    x = static.data("x", list(shape), "float32")
+    y = static.data("y0", [1], "float32")  # an earlier op index for the py_func
+    del y
+    outs = [out_var(f"out{i}", list(shape), dtype) for i in range(n_out)]
+    static.py_func(func, x, outs if n_out != 1 else outs[0])
+    return outs
+
+
+def test_wrong_dtype_names_op_callable_variable_and_both_dtypes():
+    (out,) = _one_op(hc.as_float64)
+    with pytest.raises(CallableError) as info:
+        run([out], x=np.ones((2, 3), "float32"))
+    w = info.value.where
+    assert (w.op_index, w.op_type, w.var) == (0, "py_func", "out0")
+    assert w.callable == "helpers_callables:as_float64"
+    assert "returned float64 data for output 'out0', which is declared float32" in str(info.value)
+
+
+def test_wrong_count_says_what_was_expected():
+    (out,) = _one_op(hc.returns_two)
+    with pytest.raises(CallableError, match=r"returned 2 value\(s\), but the op has 1 output"):
+        run([out], x=np.ones((2, 3), "float32"))
+
+
+def test_exception_inside_callable_is_chained():
+    (out,) = _one_op(hc.raises_value_error)
+    with pytest.raises(CallableError) as info:
+        run([out], x=np.ones((2, 3), "float32"))
+    assert isinstance(info.value.__cause__, ValueError)
+    assert "helpers_callables:raises_value_error(x) raised ValueError: bad input" \
+        in str(info.value)
+    assert info.value.where.op_index == 0
+
+
+def test_differing_shape_warns_once_per_op():
+    (out,) = _one_op(hc.transposed)
+    value = np.arange(6, dtype="float32").reshape(2, 3)
+    with pytest.warns(ShapeWarning, match=r"returned shape \[3, 2\] for output 'out0'") as rec:
+        (got,) = run([out], x=value)
+        run([out], x=value)
+    assert len([w for w in rec if issubclass(w.category, ShapeWarning)]) == 1
+    np.testing.assert_array_equal(got, value.T)
+
+
+def test_differing_shape_is_an_error_when_strict(monkeypatch):
+    monkeypatch.setattr(pyir.callables, "strict_shapes", True)
+    (out,) = _one_op(hc.transposed)
+    with pytest.raises(CallableError, match="strict_shapes"):
+        run([out], x=np.ones((2, 3), "float32"))
+
+
+# --- saving -------------------------------------------------------------------------------
+def _unsaveable_cases():
+    def nested(v):
+        return v
+
+    class Holder:
+        def method(self, v):
+            return v
+
+    def in_main(v):
+        return v
+
+    in_main.__module__ = "__main__"
+    in_main.__qualname__ = "in_main"
+    return [(lambda v: v, "a lambda"),
+            (nested, "a nested function or closure"),
+            (Holder().method, "a bound method"),
+            (in_main, "defined in __main__"),
+            (hc.unregistered_touch, "not registered")]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_saving_an_unreferenceable_callable_fails_naming_op_and_fix(index):
+    func, reason = _unsaveable_cases()[index]
+    x = static.data("x", [2], "float32")
+    static.py_func(hc.tanh, x, out_var("a", [2]))
+    static.py_func(func, x, out_var("b", [2]))
+    with pytest.raises(CallableError) as info:
+        static.default_main_program().serialize_to_string()
+    message = str(info.value)
+    assert info.value.where.op_index == 1
+    assert reason in message and "@pyir.register" in message
+
+
+def test_unreferenceable_backward_also_blocks_saving():
+    x = static.data("x", [2], "float32")
+    static.py_func(hc.tanh, x, out_var("y", [2]), backward_func=lambda y, dy: dy)
+    with pytest.raises(CallableError, match="a lambda"):
+        static.default_main_program().serialize_to_string()
+
+
+def test_registered_program_round_trips_with_references():
+    x = static.data("x", [2], "float32")
+    y = out_var("y", [2])
+    static.py_func(hc.tanh, x, y, backward_func=hc.tanh_grad, skip_vars_in_backward_input=x)
+    data = static.default_main_program().serialize_to_string()
+    loaded = pyir.Program.parse_from_string(data)
+    assert pyir.callables.references(loaded) == [
+        (0, 0, "forward", "helpers_callables:tanh"),
+        (0, 0, "backward", "helpers_callables:tanh_grad")]
+    (got,) = static.Executor().run(loaded, feed={"x": np.ones(2, "float32")}, fetch_list=["y"])
+    np.testing.assert_allclose(got, np.tanh(np.ones(2)), rtol=1e-6)
+
+
+# --- hostile files ------------------------------------------------------------------------
+def _file_with(reference: str) -> pyir.Program:
+    """A saved program whose first op proves running started, then a py_func naming `reference`."""
+    x = static.data("x", [2], "float32")
+    first = out_var("first", [2])
+    second = out_var("second", [2])
+    static.py_func(hc.touch_sentinel, x, first)
+    static.py_func(hc.tanh, first, second)
+    program = static.default_main_program()
+    data = program.serialize_to_string()
+    loaded = pyir.Program.parse_from_string(data)
+    loaded.global_block().ops[1].attrs["forward_callable"] = reference
+    # A hostile file is written by hand, not by pyir's checked save.
+    return pyir.Program.parse_from_string(program_to_desc(loaded).SerializeToString())
+
+
+HOSTILE = ["os:system", "builtins:exec", "builtins:eval", "subprocess:getoutput",
+           "helpers_callables:unregistered_touch", "helpers_callables:tanhh",
+           "no_such_module_pyir_test:f", "not a reference", "helpers_callables:tanh.__globals__",
+           "__main__:tanh#local-0-000000000000"]
+
+
+@pytest.mark.parametrize("reference", HOSTILE)
+def test_hostile_reference_is_refused_before_any_op_runs(reference, tmp_path, monkeypatch):
+    import os
+    import subprocess
+
+    sentinel = tmp_path / "ran.txt"
+    monkeypatch.setenv("PYIR_TEST_SENTINEL", str(sentinel))
+    called = []
+    monkeypatch.setattr(os, "system", lambda *a: called.append(a))
+    monkeypatch.setattr(subprocess, "getoutput", lambda *a: called.append(a))
+    program = _file_with(reference)
+    with pytest.raises(CallableError) as info:
+        static.Executor().run(program, feed={"x": np.ones(2, "float32")}, fetch_list=["second"])
+    message = str(info.value)
+    assert "\n" not in message and "refused" in message
+    assert info.value.where.op_index == 1 and info.value.where.callable == reference
+    assert not sentinel.exists() and not called
+
+
+# --- the gradient rule --------------------------------------------------------------------
+def _grad_ops(op):
+    opdef = registry.get("py_func")
+    return opdef.grad(op, opdef)
+
+
+def test_grad_rule_follows_paddle_layout():
+    a = static.data("a", [2], "float32")
+    b = static.data("b", [2], "float32")
+    s, p = out_var("s", [2]), out_var("p", [2])
+    static.py_func(hc.add_mul, [a, b], [s, p], backward_func=hc.add_mul_grad,
+                   skip_vars_in_backward_input=[s, p])
+    (g,) = _grad_ops(py_func_op())
+    assert g.type == "py_func"
+    assert g.inputs == {"X": ["a", "b", "s@GRAD", "p@GRAD"]}
+    assert g.outputs == {"Out": ["a@GRAD", "b@GRAD"]}
+    assert g.attrs["forward_callable"] == "helpers_callables:add_mul_grad"
+    assert (g.attrs["backward_callable"], g.attrs["backward_skip_vars"]) == ("", [])
+
+
+def test_grad_rule_skips_inputs_then_outputs():
+    x = static.data("x", [2], "float32")
+    y = out_var("y", [2])
+    static.py_func(hc.tanh, x, y, backward_func=hc.tanh_grad, skip_vars_in_backward_input=x)
+    (g,) = _grad_ops(py_func_op())
+    assert g.inputs == {"X": ["y", "y@GRAD"]} and g.outputs == {"Out": ["x@GRAD"]}
+
+
+def test_no_grad_op_without_backward():
+    x = static.data("x", [2], "float32")
+    static.py_func(hc.tanh, x, out_var("y", [2]))
+    assert _grad_ops(py_func_op()) == []
+
+
+def test_paddle_ids_carry_into_the_grad_op():
+    x = static.data("x", [2], "float32")
+    y = out_var("y", [2])
+    static.py_func(hc.tanh, x, y)
+    op = py_func_op()
+    op.attrs.update(forward_callable="", forward_callable_id=3, backward_callable_id=4)
+    (g,) = _grad_ops(op)
+    assert (g.attrs["forward_callable_id"], g.attrs["backward_callable_id"]) == (4, -1)
