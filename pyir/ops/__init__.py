@@ -7,7 +7,7 @@ from ..errors import PyirError
 from ..registry import OPS
 from . import (activation, compare, elementwise, indexing, linalg, manipulation, math,  # noqa: F401
                nn, optimizer, py_func, pylayer, reduce, rnn, tensor, unary_math)
-from . import activation_ext, conv, norm, pool  # noqa: F401  (CNN ops)
+from . import activation_ext, conv, norm, pool, shape_ext  # noqa: F401  (CNN ops)
 
 
 def _validate_registry() -> None:
