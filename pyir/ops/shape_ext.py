@@ -259,7 +259,8 @@ def _infer_interp(ctx):
     x = ctx.input("X")
     nhwc = ctx.attr("data_layout") == "NHWC"
     hw = x.shape[1:3] if nhwc else x.shape[2:4]
-    dynamic = any(ctx.input(s) is not None for s in ("OutSize", "SizeTensor", "Scale"))
+    dynamic = ctx.input("OutSize") is not None or ctx.input("Scale") is not None or \
+        bool(ctx.input_list("SizeTensor"))
     scale = ctx.attr("scale")
     if dynamic or -1 in hw and scale:
         out = (-1, -1)
