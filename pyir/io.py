@@ -181,7 +181,8 @@ def _kept_attrs(op) -> set | None:
     opdef = registry.lookup(op.type)
     if opdef is None:
         return None
-    kept = {a.name for a in opdef.attrs} | set(_KEPT_COMMON)
+    # An attribute Paddle marks extra (`core.get_op_extra_attrs`) is declared `extra=True`.
+    kept = {a.name for a in opdef.attrs if not getattr(a, "extra", False)} | set(_KEPT_COMMON)
     if opdef.io is not None:
         kept |= set(_KEPT_BY_IO)
     return kept
