@@ -158,6 +158,35 @@ def test_build_runs_model_as_module_with_its_directory_on_path(tmp_path):
     assert "m" not in sys.modules or "m" in modules_before
 
 
+def test_build_takes_module_level_programs_built_under_program_guard(tmp_path):
+    model = write(tmp_path / "pg.py", """
+        import pyir as paddle
+        main_program, start_program = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main_program, start_program):
+            x = paddle.static.data(name="x", shape=[None, 3], dtype="float32")
+            y = paddle.static.nn.fc(x, size=2, activation="tanh")
+    """)
+    result = cli("build", model, "-o", tmp_path / "pg.pb")
+    assert result.exit_code == 0, result.output
+    assert "fc_0.tmp_2  float32 [-1, 2]" in result.stdout
+    assert "parameters: 2 tensors, 8 values" in result.stdout   # the guard's startup ran
+
+
+def test_build_after_append_backward_outputs_loss_and_gradients(tmp_path):
+    model = write(tmp_path / "g.py", """
+        import pyir as paddle
+        x = paddle.static.data(name="x", shape=[None, 3], dtype="float32")
+        loss = paddle.mean(paddle.static.nn.fc(x, size=2, activation="tanh"))
+        grads = paddle.static.append_backward(loss)
+    """)
+    result = cli("build", model, "-o", tmp_path / "g.pb")
+    assert result.exit_code == 0, result.output
+    loaded = pyir.io.load_model(str(tmp_path / "g.pb"), scope=pyir.static.Scope())
+    assert sorted(loaded.fetch_names) == sorted(
+        [loaded.fetch_names[0], "fc_0.w_0@GRAD", "fc_0.b_0@GRAD"])
+    assert loaded.program.global_block().var(loaded.fetch_names[0]).shape == ()
+
+
 def test_build_starts_from_fresh_programs(tmp_path):
     pyir.static.data(name="leftover", shape=[1], dtype="float32")
     model = write(tmp_path / "two.py", TWO_INPUTS)
