@@ -202,6 +202,7 @@ def _make_grad_ops(block: Block, ops: list, produced: set, no_grad: set) -> list
             if gdef is None:
                 raise GradError(f"the gradient rule of op {op.type} emits unknown op type "
                                 f"{g.type!r}", _where(op))
+            _drop_undeclared_grad_slots(g, gdef)
             _drop_unwanted_outputs(g, gdef, no_grad)
             if not _out_names(g):
                 continue
@@ -212,6 +213,15 @@ def _make_grad_ops(block: Block, ops: list, produced: set, no_grad: set) -> list
             produced.update(_out_names(g))
             entries.append(_Entry(g, op))
     return entries
+
+
+def _drop_undeclared_grad_slots(g: GradOp, gdef) -> None:
+    """`default_grad` passes every `<out>@GRAD` and wants every `<in>@GRAD`; a grad op that
+    does not declare such a slot neither reads nor computes that gradient."""
+    for slot in [s for s in g.inputs if _is_grad(s) and gdef.input_slot(s) is None]:
+        del g.inputs[slot]
+    for slot in [s for s in g.outputs if _is_grad(s) and gdef.output_slot(s) is None]:
+        del g.outputs[slot]
 
 
 def _drop_unwanted_outputs(g: GradOp, gdef, no_grad: set) -> None:
