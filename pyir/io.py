@@ -35,8 +35,7 @@ READER, RAW = 15, 17
 _NOT_STORED = (FEED_MINIBATCH, FETCH_LIST, READER, RAW)
 # Attributes every op keeps through `clip_extra`, besides the ones its definition declares.
 _KEPT_COMMON = ("op_device", "op_namescope", "op_role", "op_role_var")
-# feed/fetch ops also keep these; ops pyir does not know lose only the ones Paddle marks extra.
-_KEPT_BY_IO = ("op_callstack", "with_quant_attr")
+# Ops pyir does not know lose only the attributes every Paddle OpProto marks extra.
 _EXTRA_FOR_UNKNOWN = ("op_callstack", "with_quant_attr", "use_mkldnn", "use_onednn")
 _BLOCK_ATTRS = (AttrType.BLOCK, AttrType.BLOCKS)
 
@@ -177,15 +176,17 @@ def _keep_blocks(program: Program, reached: set) -> None:
 
 
 def _kept_attrs(op) -> set | None:
-    """Names `clip_extra` keeps on `op` (None: all but the ones always extra)."""
+    """Names `clip_extra` keeps on `op`; None keeps all but `_EXTRA_FOR_UNKNOWN`.
+
+    Paddle clips only ops that have a legacy OpProto: feed/fetch (and ops pyir does not
+    know) keep their attributes."""
     opdef = registry.lookup(op.type)
     if opdef is None:
         return None
-    # An attribute Paddle marks extra (`core.get_op_extra_attrs`) is declared `extra=True`.
-    kept = {a.name for a in opdef.attrs if not getattr(a, "extra", False)} | set(_KEPT_COMMON)
     if opdef.io is not None:
-        kept |= set(_KEPT_BY_IO)
-    return kept
+        return set(op.attrs)
+    # An attribute Paddle marks extra (`core.get_op_extra_attrs`) is declared `extra=True`.
+    return {a.name for a in opdef.attrs if not getattr(a, "extra", False)} | set(_KEPT_COMMON)
 
 
 def _inference_attrs(op) -> None:
@@ -202,9 +203,11 @@ def _inference_attrs(op) -> None:
 
 
 def _inference_vars(block, feeds: set) -> None:
-    """Vars sorted by name; each writes `persistable` only (+ need_check_feed on inputs)."""
+    """Vars sorted by name, without the training-only is_parameter / stop_gradient fields
+    (Paddle's `_remove_training_info`); feed targets get need_check_feed."""
     for var in block.vars.values():
-        var._flags = {"persistable": bool(var.persistable)}
+        var._flags = {k: v for k, v in var._flags.items()
+                      if k not in ("is_parameter", "stop_gradient")}
         if var.name in feeds:
             var._flags["need_check_feed"] = True
     block.vars = dict(sorted(block.vars.items()))
