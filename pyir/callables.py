@@ -145,6 +145,11 @@ def is_local(reference: str) -> bool:
     return LOCAL_MARK in reference
 
 
+def display(reference: str) -> str:
+    """A reference as shown in messages: in-process ones without their process-private tail."""
+    return reference.split(LOCAL_MARK)[0]
+
+
 def check_saveable(reference: str, where: Where) -> None:
     """Raise CallableError when `reference` cannot be written to a file. Imports nothing.
 
@@ -156,7 +161,7 @@ def check_saveable(reference: str, where: Where) -> None:
         return
     if is_local(reference):
         fn = _LOCAL.get(reference)
-        name = reference.split(LOCAL_MARK)[0]
+        name = display(reference)
         reason = (_unregistrable(fn) if fn is not None else None) or "not registered"
         raise CallableError(
             f"cannot save: the callable is {reason}, so another process could not find it. "

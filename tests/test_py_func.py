@@ -141,8 +141,8 @@ def test_exception_inside_callable_is_chained():
     with pytest.raises(CallableError) as info:
         run([out], x=np.ones((2, 3), "float32"))
     assert isinstance(info.value.__cause__, ValueError)
-    assert "helpers_callables:raises_value_error(x) raised ValueError: bad input" \
-        in str(info.value)
+    assert "raised ValueError: bad input from the callable (called as " \
+        "helpers_callables:raises_value_error(x))" in str(info.value)
     assert info.value.where.op_index == 0
 
 

@@ -55,8 +55,9 @@ def _prepare(op, ctx) -> dict:
         var = None if name == EMPTY_VAR else op.block.find_var(name)
         specs.append((name, None if var is None else var.dtype,
                       None if var is None or var.shape is None else tuple(var.shape)))
-    return {"call": _checked_call(fn, ref, tuple(op.input("X")), tuple(specs),
-                                  where.with_(callable=ref))}
+    shown = callables.display(ref)
+    return {"call": _checked_call(fn, shown, tuple(op.input("X")), tuple(specs),
+                                  where.with_(callable=shown))}
 
 
 def _checked_call(fn, ref: str, in_names: tuple, specs: tuple, where):
@@ -95,7 +96,8 @@ class _OutputChecker:
 
     def raised(self, e: Exception) -> CallableError:
         args = ", ".join(self.in_names)
-        return CallableError(f"{self.ref}({args}) raised {type(e).__name__}: {e}", self.where)
+        return CallableError(f"raised {type(e).__name__}: {e} (called as {self.ref}({args}))",
+                             self.where)
 
     def check(self, result) -> list:
         values = self._split(result)
@@ -111,7 +113,7 @@ class _OutputChecker:
         if len(values) != n:
             names = ", ".join(name for name, _, _ in self.specs) or "none"
             raise CallableError(
-                f"{self.ref} returned {len(values)} value(s), but the op has {n} output(s) "
+                f"returned {len(values)} value(s), but the op has {n} output(s) "
                 f"({names}); return {_expected_form(n)} (None for an output it does not "
                 f"compute, e.g. an input without gradient)", self.where)
         return values
@@ -123,7 +125,7 @@ class _OutputChecker:
         if dtype is not None and array.dtype != dtype:
             want = dtypes.name_of(dtype)
             raise CallableError(
-                f"{self.ref} returned {array.dtype} data for output {name!r}, which is declared "
+                f"returned {array.dtype} data for output {name!r}, which is declared "
                 f"{want}; return an array of {want} (e.g. result.astype('{want}'))",
                 self.where.with_(var=name))
         if shape is not None and not _shape_matches(array.shape, shape):
@@ -136,23 +138,23 @@ class _OutputChecker:
             return np.zeros(0, dtype=dtype or np.float32)
         if shape is None or any(d < 0 for d in shape):
             raise CallableError(
-                f"{self.ref} returned None for output {name!r}, whose declared shape "
+                f"returned None for output {name!r}, whose declared shape "
                 f"{list(shape or [])} has unknown dims, so pyir cannot write 'no value' as "
                 f"zeros; return zeros of the right shape instead", self.where.with_(var=name))
         return np.zeros(shape, dtype=dtype)
 
     def _shape_mismatch(self, name, actual, declared):
-        message = (f"{self.ref} returned shape {list(actual)} for output {name!r}, which is "
-                   f"declared {list(declared)}")
+        message = f"returned shape {list(actual)} for output {name!r}, declared {list(declared)}"
         if callables.strict_shapes:
             raise CallableError(message + " (pyir.callables.strict_shapes is on)",
                                 self.where.with_(var=name))
         if not self.warned:
             self.warned = True
-            warnings.warn(f"{self.where.with_(var=name)}: {message}; kept as returned (Paddle "
-                          f"does the same). Set pyir.callables.strict_shapes = True or "
-                          f"PYIR_STRICT_SHAPES=1 to make this an error", ShapeWarning,
-                          stacklevel=2)
+            # warn_explicit: the place is the op, not a line of pyir
+            warnings.warn_explicit(
+                f"{self.where.with_(var=name)}: {message}; kept as returned, as Paddle does "
+                f"(pyir.callables.strict_shapes = True or PYIR_STRICT_SHAPES=1 makes it an "
+                f"error)", ShapeWarning, "py_func", 0)
 
 
 def _expected_form(n: int) -> str:
