@@ -306,7 +306,7 @@ def _accumulate(entries: list, block_idx: int) -> list:
                     continue
                 if len(parts[name]) == 1:
                     renamed = _rename_name(name, block_idx, count)
-                    for earlier in out[first[name]:]:
+                    for earlier in out[first[name]:] + [entry]:
                         _rename_args(earlier.op, {name: renamed})
                     parts[name][0] = renamed
                 names[i] = _rename_name(name, block_idx, count)
@@ -328,8 +328,8 @@ def _sum_entry(partials: list, name: str) -> _Entry:
 
 def _rename_args(g: GradOp, mapping: dict, outputs: bool = True) -> None:
     for slots in (g.inputs, g.outputs) if outputs else (g.inputs,):
-        for slot, names in slots.items():
-            slots[slot] = [mapping.get(n, n) for n in names]
+        for names in slots.values():
+            names[:] = [mapping.get(n, n) for n in names]  # in place: callers hold the lists
 
 
 def _repeat_prefix(program: Program) -> str:

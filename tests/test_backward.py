@@ -1,0 +1,276 @@
+"""append_backward / gradients: Paddle's op sequence and names, pruning, accumulation, and
+numbers (Paddle's own golden gradients, finite differences for py_func and pylayer)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import pyir
+from pyir.backward import append_backward, gradients, strip_grad_suffix
+from pyir.errors import GradError
+from pyir.executor import Executor, Scope
+from pyir.gradcheck import check_program
+from pyir.serialize import load_program
+from pyir.static import Program, program_guard
+
+from conftest import GOLDEN
+
+import gradfuncs
+
+MLP = GOLDEN / "mlp_grad"
+
+
+def _ops(program):
+    return [(op.type, op.inputs, op.outputs) for op in program.global_block().ops]
+
+
+def _types(program):
+    return [op.type for op in program.global_block().ops]
+
+
+# --- Paddle's own programs ------------------------------------------------------------------
+def test_appending_to_paddles_forward_file_gives_paddles_grad_program():
+    forward = load_program(str(MLP / "model_forward.pb"))
+    paddle = load_program(str(MLP / "model_with_grad.pb"))
+    pairs = append_backward(forward.global_block().var("mean_0.tmp_0"))
+    assert _ops(forward) == _ops(paddle)
+    for mine, theirs in zip(forward.global_block().ops, paddle.global_block().ops):
+        assert mine.attrs["op_role"] == theirs.attrs["op_role"], mine.type
+        # Paddle orders op_role_var by the parameter order of the building process.
+        assert set(mine.attrs["op_role_var"]) == set(theirs.attrs["op_role_var"]), mine.type
+    meta = json.loads((MLP / "meta.json").read_text())
+    assert {p.name: g.name for p, g in pairs} == meta["param_grads"]
+
+
+def _golden_feeds_and_scope():
+    meta = json.loads((MLP / "meta.json").read_text())
+    scope = Scope()
+    for name, value in np.load(MLP / "params.npz").items():
+        scope[name] = value
+    return meta, dict(np.load(MLP / "inputs.npz")), scope
+
+
+def _assert_matches_expected(meta, names, values):
+    expected = np.load(MLP / "expected.npz")
+    tol = meta["tolerance"]
+    for name, value in zip(names, values):
+        want = expected[name]
+        assert value.dtype == want.dtype and value.shape == want.shape, name
+        assert np.all(np.abs(value - want) <= tol["atol"] + tol["rtol"] * np.abs(want)), name
+
+
+def test_paddles_grad_program_runs_to_paddles_gradients():
+    meta, feeds, scope = _golden_feeds_and_scope()
+    program = load_program(str(MLP / "model_with_grad.pb"))
+    values = Executor().run(program, feed=feeds, fetch_list=meta["fetch_names"], scope=scope)
+    _assert_matches_expected(meta, meta["fetch_names"], values)
+
+
+def test_pyir_backward_of_paddles_forward_gives_paddles_gradients():
+    meta, feeds, scope = _golden_feeds_and_scope()
+    program = load_program(str(MLP / "model_forward.pb"))
+    append_backward(program.global_block().var(meta["loss_name"]))
+    values = Executor().run(program, feed=feeds, fetch_list=meta["fetch_names"], scope=scope)
+    _assert_matches_expected(meta, meta["fetch_names"], values)
+
+
+# --- conventions (each expected sequence was read off Paddle 3.3.1 for the same program) ----
+def _square_net():
+    """x -> fc -> tanh t -> t * t (t used twice) -> mean; plus an exp branch off the loss."""
+    main = Program()
+    with program_guard(main, Program()):
+        x = pyir.static.data("x", [4, 3], "float32")
+        h = pyir.static.nn.fc(x, 5)
+        t = pyir.tanh(h)
+        m = pyir.multiply(t, t)
+        pyir.exp(h)
+        loss = pyir.mean(m)
+    return main, x, h, t, m, loss
+
+
+def test_loss_seed_roles_and_accumulation_follow_paddle():
+    main, x, h, t, m, loss = _square_net()
+    with program_guard(main, Program()):
+        pairs = append_backward(loss)
+    ops = main.global_block().ops
+    assert _types(main)[-7:] == ["fill_constant", "reduce_mean_grad", "elementwise_mul_grad",
+                                 "sum", "tanh_grad", "elementwise_add_grad", "mul_grad"]
+    seed = ops[-7]
+    assert seed.outputs == {"Out": [loss.name + "@GRAD"]}
+    assert seed.attrs["op_role"] == 257 and seed.attrs["value"] == 1.0
+    assert seed.attrs["shape"] == []
+    assert ops[-8].type == "reduce_mean" and ops[-8].attrs["op_role"] == 256
+    mul_grad = ops[-5]
+    assert mul_grad.outputs == {"X@GRAD": [f"{t.name}@GRAD@RENAME@block0@0"],
+                                "Y@GRAD": [f"{t.name}@GRAD@RENAME@block0@1"]}
+    assert ops[-4].inputs == {"X": [f"{t.name}@GRAD@RENAME@block0@0",
+                                    f"{t.name}@GRAD@RENAME@block0@1"]}
+    assert ops[-4].outputs == {"Out": [f"{t.name}@GRAD"]}
+    assert all(op.attrs["op_role"] == 1 for op in ops[-6:])
+    assert [(p.name, g.name) for p, g in pairs] == [("fc_0.w_0", "fc_0.w_0@GRAD"),
+                                                   ("fc_0.b_0", "fc_0.b_0@GRAD")]
+    assert ops[-1].attrs["op_role_var"] == ["fc_0.w_0", "fc_0.w_0@GRAD"]
+
+
+def test_stop_gradient_data_gets_no_gradient_and_dead_branches_no_ops():
+    main, x, *_ , loss = _square_net()
+    with program_guard(main, Program()):
+        append_backward(loss)
+    assert "exp_grad" not in _types(main)
+    assert main.global_block().ops[-1].outputs["X@GRAD"] == []
+    assert main.global_block().find_var("x@GRAD") is None
+
+
+def test_data_with_stop_gradient_false_gets_a_gradient():
+    main, x, *_ , loss = _square_net()
+    x.stop_gradient = False
+    with program_guard(main, Program()):
+        append_backward(loss)
+    assert main.global_block().ops[-1].outputs["X@GRAD"] == ["x@GRAD"]
+    grad = main.global_block().var("x@GRAD")
+    assert grad.dtype == x.dtype and grad.shape == x.shape
+
+
+def test_no_grad_set_prunes_the_ops_below_it():
+    main, x, h, t, m, loss = _square_net()
+    with program_guard(main, Program()):
+        pairs = append_backward(loss, no_grad_set={t.name})
+    # elementwise_mul_grad would only compute t's gradient, which is excluded
+    assert _types(main)[-3:] == ["reduce_mean", "fill_constant", "reduce_mean_grad"]
+    assert pairs == []
+
+
+def test_shared_parameter_gradients_are_summed_at_the_end():
+    main = Program()
+    with program_guard(main, Program()):
+        x = pyir.static.data("x", [2, 3], "float32")
+        w = main.global_block().create_parameter("w", "float32", [3, 3])
+        y = pyir.matmul(pyir.matmul(x, w), w)
+        loss = pyir.mean(y)
+        pairs = append_backward(loss)
+    last = main.global_block().ops[-1]
+    assert last.type == "sum" and last.outputs == {"Out": ["w@GRAD"]}
+    assert last.inputs == {"X": ["w@GRAD@RENAME@block0@0", "w@GRAD@RENAME@block0@1"]}
+    assert [(p.name, g.name) for p, g in pairs] == [("w", "w@GRAD")]
+    xv = np.random.default_rng(1).standard_normal((2, 3)).astype("float32")
+    wv = np.random.default_rng(2).standard_normal((3, 3)).astype("float32")
+    scope = Scope()
+    scope["w"] = wv
+    [g] = Executor().run(main, feed={"x": xv}, fetch_list=["w@GRAD"], scope=scope)
+    ones = np.full((2, 3), 1 / 6)
+    want = xv.T @ ones @ wv.T + (xv @ wv).T @ ones  # d mean(x w w) / dw, both uses
+    np.testing.assert_allclose(g, want, rtol=1e-5)
+
+
+def test_gradients_uses_target_gradients_and_returns_none_without_a_path():
+    main = Program()
+    with program_guard(main, Program()):
+        x = pyir.static.data("x", [4, 3], "float32")
+        y = pyir.static.data("y", [4, 3], "float32")
+        z = pyir.static.data("z", [4, 3], "float32")
+        for v in (x, y, z):
+            v.stop_gradient = False
+        s = pyir.tanh(pyir.multiply(x, y))
+        tg = main.global_block().create_var("tg", "float32", [4, 3])
+        gx, gy, gz = gradients([s], [x, y, z], target_gradients=[tg])
+    assert (gx.name, gy.name, gz) == ("x@GRAD", "y@GRAD", None)
+    assert _types(main)[-2:] == ["tanh_grad", "elementwise_mul_grad"]
+    assert main.global_block().ops[-2].inputs["Out@GRAD"] == ["tg"]
+    rng = np.random.default_rng(0)
+    xv, yv, tv = (rng.standard_normal((4, 3)).astype("float32") for _ in range(3))
+    out = Executor().run(main, feed={"x": xv, "y": yv, "z": xv, "tg": tv},
+                         fetch_list=[gx, gy])
+    d = tv * (1 - np.tanh(xv * yv) ** 2)
+    np.testing.assert_allclose(out[0], d * yv, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out[1], d * xv, rtol=1e-5, atol=1e-6)
+
+
+def test_a_second_pass_names_its_gradients_like_paddle():
+    main = Program()
+    with program_guard(main, Program()):
+        x = pyir.static.data("x", [4, 3], "float32")
+        x.stop_gradient = False
+        s = pyir.tanh(x)
+        [g1] = gradients([s], [x])
+        [g2] = gradients([s], [x])
+    assert g1.name == "x@GRAD" and g2.name == "grad/grad/x@GRAD"
+    assert strip_grad_suffix(g2.name) == "x"
+    xv = np.linspace(-1, 1, 12, dtype="float32").reshape(4, 3)
+    a, b = Executor().run(main, feed={"x": xv}, fetch_list=[g1, g2])
+    np.testing.assert_allclose(a, 1 - np.tanh(xv) ** 2, rtol=1e-6)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_strip_grad_suffix_examples():
+    assert strip_grad_suffix("x@GRAD") == "x"
+    assert strip_grad_suffix("y@GRAD@RENAME@block0@1") == "y"
+    assert strip_grad_suffix("grad/grad/z@GRAD") == "z"
+    assert strip_grad_suffix("w") == "w"
+
+
+def test_integer_loss_is_refused():
+    main = Program()
+    with program_guard(main, Program()):
+        label = pyir.static.data("label", [4, 1], "int64")
+        with pytest.raises(GradError, match="not a float type"):
+            append_backward(label)
+
+
+# --- user-defined gradients: py_func and pylayer, checked against finite differences --------
+def _py_func_net(backward):
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = pyir.static.data("x", [3, 4], "float32")
+        x.stop_gradient = False
+        h = pyir.static.nn.fc(x, 5)
+        y = main.global_block().create_var(name="y", dtype="float32", shape=[3, 5])
+        pyir.static.py_func(gradfuncs.tanh, h, y, backward_func=backward,
+                            skip_vars_in_backward_input=h)
+        loss = pyir.mean(pyir.multiply(y, y))
+    scope = Scope()
+    Executor().run(startup, scope=scope)
+    feed = {"x": np.random.default_rng(3).standard_normal((3, 4)).astype("float32")}
+    return main, loss, feed, scope
+
+
+def test_py_func_backward_matches_finite_differences():
+    main, loss, feed, scope = _py_func_net(gradfuncs.tanh_grad)
+    results = check_program(main, loss.name, feed, scope, ["fc_0.w_0", "fc_0.b_0", "x"])
+    assert [r.grad_name for r in results] == ["fc_0.w_0@GRAD", "fc_0.b_0@GRAD", "x@GRAD"]
+    assert all(r.ok for r in results), [str(r) for r in results]
+
+
+def test_py_func_grad_op_follows_paddles_maker():
+    main, loss, feed, scope = _py_func_net(gradfuncs.tanh_grad)
+    with program_guard(main, Program()):
+        append_backward(loss)
+    [grad_op] = [op for op in main.global_block().ops if op.type == "py_func"
+                 and op.attrs["op_role"] == 1]
+    assert grad_op.inputs == {"X": ["y", "y@GRAD"]}
+    assert grad_op.outputs == {"Out": ["fc_0.tmp_1@GRAD"]}
+    assert grad_op.attrs["forward_callable"] == "gradfuncs:tanh_grad"
+
+
+def test_check_catches_a_wrong_py_func_backward():
+    main, loss, feed, scope = _py_func_net(gradfuncs.tanh_grad_wrong)
+    results = check_program(main, loss.name, feed, scope, ["fc_0.w_0", "x"])
+    assert not any(r.ok for r in results)
+
+
+def test_pylayer_backward_matches_finite_differences():
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = pyir.static.data("x", [3, 4], "float32")
+        x.stop_gradient = False
+        h = pyir.static.nn.fc(x, 4)
+        y = pyir.static.nn.static_pylayer(lambda v: pyir.exp(v), [h],
+                                          lambda dy: pyir.multiply(dy, pyir.exp(h)))
+        loss = pyir.mean(pyir.multiply(y, y))
+    scope = Scope()
+    Executor().run(startup, scope=scope)
+    feed = {"x": np.random.default_rng(4).standard_normal((3, 4)).astype("float32") * 0.3}
+    results = check_program(main, loss.name, feed, scope, ["fc_0.w_0", "x"])
+    assert all(r.ok for r in results), [str(r) for r in results]
