@@ -1,3 +1,253 @@
-"""(being written)"""
+"""`pyir.autograd`: custom layers with a Python backward (`PyLayer`), and `backward` / `grad`.
 
-__all__: list[str] = []
+`PyLayer.apply` works in both modes:
+- on eager Tensors it runs `forward` without recording, and records one tape node whose
+  backward calls the subclass's `backward` (seed 002's rules on counts are checked);
+- on static Variables it lowers to a `pylayer` op (`static_pylayer`): `forward` is traced into
+  the forward sub-block and `backward` into the backward sub-block, so the layer, its custom
+  gradient included, is saved with the program and runs in any process.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .eager import Node, Tensor, backward_into_leaves, grad, is_grad_enabled, no_grad
+from .errors import GradError, PyirError
+from .framework import Variable, default_main_program
+from .pylayer import flatten, map_structure, static_pylayer
+
+
+class PyLayerContext:
+    """What `forward` hands to `backward`: saved tensors, flags, and any plain attribute.
+
+    Example:
+        >>> ctx.save_for_backward(y); ctx.func = pyir.square     # in forward
+        >>> y, = ctx.saved_tensor()                              # in backward
+    """
+
+    def __init__(self):
+        self._saved: tuple = ()
+        self._non_differentiable: list = []
+        self._materialize_grads = True
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep tensors for `backward`; call it at most once per forward, as in Paddle."""
+        self._saved = tensors
+
+    def saved_tensor(self) -> tuple:
+        """The tensors given to `save_for_backward`, in order."""
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        """Outputs that get stop_gradient=True; their gradient in `backward` is zeros."""
+        self._non_differentiable += tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With False, `backward` gets None (not zeros) for outputs no gradient reached."""
+        self._materialize_grads = bool(value)
+
+    def mark_not_inplace(self, *tensors) -> None:
+        """Accepted for Paddle compatibility: pyir's forward outputs are never in-place."""
+
+
+class PyLayer:
+    """Subclass with static `forward(ctx, *args, **kwargs)` and `backward(ctx, *grads)`.
+
+    `backward` gets one gradient per Tensor output of `forward` and returns one gradient (a
+    Tensor, or None for "no gradient") per Tensor input of `forward`. Non-tensor arguments
+    (numbers, functions) may be passed to `forward`.
+
+    Example:
+        >>> class CusTanh(PyLayer):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = pyir.tanh(x)
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, dy):
+        ...         y, = ctx.saved_tensor()
+        ...         return dy * (1 - pyir.square(y))
+        >>> z = CusTanh.apply(x)
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a PyLayer subclass must define a static forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, *args):
+        raise NotImplementedError("a PyLayer subclass must define a static backward(ctx, ...)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run the layer on Tensors (eager) or build it on Variables (static)."""
+        _check_overridden(cls)
+        leaves = flatten(list(args)) + flatten(list(kwargs.values()))
+        if any(isinstance(v, Variable) for v in leaves):
+            return _apply_static(cls, args, kwargs)
+        return _apply_eager(cls, args, kwargs, [v for v in leaves if isinstance(v, Tensor)])
+
+
+def _check_overridden(cls) -> None:
+    for name in ("forward", "backward"):
+        if getattr(cls, name) is getattr(PyLayer, name):
+            raise PyirError(f"PyLayer subclass {cls.__name__} must define a static {name}(ctx, "
+                            f"...)")
+
+
+# --- eager -------------------------------------------------------------------------------
+def _apply_eager(cls, args: tuple, kwargs: dict, inputs: list):
+    ctx = PyLayerContext()
+    with no_grad():
+        result = cls.forward(ctx, *args, **kwargs)
+    outputs = [v for v in flatten(result) if isinstance(v, Tensor)]
+    if not outputs:
+        raise PyirError(f"{cls.__name__}.forward must return a Tensor or a list/tuple holding at "
+                        f"least one Tensor, got {type(result).__name__}")
+    if not (is_grad_enabled() and any(not t.stop_gradient for t in inputs)):
+        return result
+    _check_backward_arity(cls, len(outputs))
+    fresh = {}  # forward may return an input (or any tensor already on the tape): copy it
+
+    def own(v):
+        if not isinstance(v, Tensor):
+            return v
+        if v._node is not None or any(v is t for t in inputs):
+            fresh[id(v)] = Tensor(v._value)
+            return fresh[id(v)]
+        return v
+
+    result = map_structure(own, result)
+    outs = [v for v in flatten(result) if isinstance(v, Tensor)]
+    node = _PyLayerNode(cls, ctx, inputs, outs)
+    node.attach()
+    for t in ctx._non_differentiable:
+        t = fresh.get(id(t), t)
+        if any(t is o for o in outs):
+            t.stop_gradient = True
+    return result
+
+
+def _check_backward_arity(cls, n_outputs: int) -> None:
+    """backward(ctx, *grads) takes one gradient per Tensor output of forward (seed 002)."""
+    try:
+        inspect.signature(cls.backward).bind(None, *([None] * n_outputs))
+    except TypeError:
+        raise PyirError(f"{cls.__name__}.backward must take one gradient per Tensor output of "
+                        f"forward ({n_outputs}) after ctx; its signature is "
+                        f"backward{inspect.signature(cls.backward)}") from None
+    except ValueError:  # builtins without a signature: checked when backward runs
+        pass
+
+
+class _PyLayerNode(Node):
+    """The tape node of one PyLayer call: its backward is the subclass's backward."""
+
+    def __init__(self, cls, ctx: PyLayerContext, inputs: list, outputs: list):
+        super().__init__([(f"in{i}", t) for i, t in enumerate(inputs)],
+                         {f"out{i}": t for i, t in enumerate(outputs)})
+        self.cls, self.ctx = cls, ctx
+
+    def backward(self, out_grads: dict) -> dict:
+        grads = []
+        for name, tensor in self.outputs.items():
+            g = out_grads.get(name)
+            if g is None and self.ctx._materialize_grads:
+                g = np.zeros_like(tensor._value)
+            grads.append(None if g is None else Tensor(g))
+        with no_grad():
+            result = self.cls.backward(self.ctx, *grads)
+        results = list(result) if isinstance(result, (list, tuple)) else [result]
+        if len(results) != len(self.inputs):
+            raise GradError(
+                f"{self.cls.__name__}.backward returned {len(results)} gradient(s), but forward "
+                f"took {len(self.inputs)} Tensor input(s): return one gradient per Tensor input "
+                f"of forward, in order (None for an input without gradient)")
+        return {name: self._checked(i, g, x)
+                for i, (g, (name, x)) in enumerate(zip(results, self.inputs))}
+
+    def _checked(self, i: int, g, x: Tensor):
+        if g is None:
+            return None
+        if not isinstance(g, (Tensor, np.ndarray)):
+            raise GradError(f"{self.cls.__name__}.backward returned a {type(g).__name__} as "
+                            f"gradient #{i}; return a Tensor (or None)")
+        value = np.asarray(g._value if isinstance(g, Tensor) else g)
+        if value.shape != x._value.shape:
+            raise GradError(f"{self.cls.__name__}.backward: gradient #{i} has shape "
+                            f"{list(value.shape)}, but input #{i} has shape {x.shape}")
+        if value.dtype != x.dtype:
+            raise GradError(f"{self.cls.__name__}.backward: gradient #{i} is "
+                            f"{dtypes.name_of(value.dtype)}, but input #{i} is "
+                            f"{dtypes.name_of(x.dtype)}; cast it")
+        return value
+
+
+# --- static ------------------------------------------------------------------------------
+class StaticPyLayerContext(PyLayerContext):
+    """The context of a PyLayer lowered to a `pylayer` op: saved Variables reach the backward
+    block by name (it reads them from the forward run's step scope)."""
+
+    def saved_tensor(self) -> tuple:
+        block = default_main_program().current_block()
+        return tuple(self._visible(block, v) for v in self._saved)
+
+    @staticmethod
+    def _visible(block, v):
+        if not isinstance(v, Variable) or block.find_var(v.name) is v:
+            return v
+        return block.create_var(v.name, v.dtype, v.shape)
+
+
+def _apply_static(cls, args: tuple, kwargs: dict):
+    ctx = StaticPyLayerContext()
+    slots = [(k, v) for k, v in list(enumerate(args)) + list(kwargs.items())
+             if isinstance(v, Variable)]
+    nested = [v for v in flatten(list(args)) + flatten(list(kwargs.values()))
+              if isinstance(v, Variable)]
+    if len(nested) != len(slots):
+        raise PyirError(f"{cls.__name__}.apply: pass Variables as direct arguments (not inside "
+                        f"lists) when building a static program")
+    inner: dict[str, Any] = {}
+
+    def forward_fn(*variables):
+        call_args, call_kwargs = list(args), dict(kwargs)
+        for (key, _), var in zip(slots, variables):
+            if isinstance(key, int):
+                call_args[key] = var
+            else:
+                call_kwargs[key] = var
+        inner["result"] = cls.forward(ctx, *call_args, **call_kwargs)
+        return inner["result"]
+
+    def backward_fn(*grads):
+        _check_backward_arity(cls, len(grads))
+        return cls.backward(ctx, *grads)
+
+    output = static_pylayer(forward_fn, [v for _, v in slots], backward_fn)
+    pairs = zip(flatten(inner["result"]), flatten(output))
+    for mine, out in pairs:
+        if isinstance(out, Variable) and any(mine is t for t in ctx._non_differentiable):
+            out.stop_gradient = True
+    return output
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
+    """Accumulate the gradients of `tensors` into the `.grad` of the leaves they depend on.
+
+    Example:
+        >>> pyir.autograd.backward([loss])
+    """
+    tensors = list(tensors) if isinstance(tensors, (list, tuple)) else [tensors]
+    seeds = grad_tensors if isinstance(grad_tensors, (list, tuple)) else [grad_tensors] * len(
+        tensors)
+    backward_into_leaves(tensors, list(seeds))
+
+
+__all__ = ["PyLayer", "PyLayerContext", "StaticPyLayerContext", "backward", "grad", "no_grad"]

@@ -1,3 +1,485 @@
-"""(being written)"""
+"""Eager mode: `Tensor`, `to_tensor`, `run_op` and tape autograd, all over the op registry.
 
-__all__: list[str] = []
+An eager op is its registry kernel run on arrays (`run_op`). When an input needs a gradient,
+`run_op` records a tape node. `Tensor.backward()` walks the nodes newest first; each op node
+asks its op's registry gradient rule (`opdef.grad(op, opdef)`, the same maker the static
+backward pass uses) for grad ops and runs their kernels. So there is no second implementation
+of any op or gradient: eager and static mode share one definition.
+
+    run_op(op_type, inputs, attrs)      kernel -> output Tensors (+ _OpNode when recording)
+    Tensor.backward()
+      +-- _backward(roots)              nodes in reverse creation order, partial gradients
+          +-- _OpNode.backward          grad maker over a stand-in op -> grad kernels
+          +-- PyLayer nodes             (pyir/autograd.py) the user's backward
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+from typing import Any
+
+import numpy as np
+
+from . import dtypes, registry
+from .errors import GradError, PyirError
+from .ops._helpers import EMPTY_VAR, grad_name
+
+_grad_enabled = [True]
+_serial = itertools.count()
+
+
+# --- grad mode ---------------------------------------------------------------------------
+def is_grad_enabled() -> bool:
+    """Whether eager ops record the tape (False inside `no_grad`)."""
+    return _grad_enabled[0]
+
+
+@contextlib.contextmanager
+def set_grad_enabled(mode: bool):
+    """Turn tape recording on or off inside the block."""
+    old, _grad_enabled[0] = _grad_enabled[0], bool(mode)
+    try:
+        yield
+    finally:
+        _grad_enabled[0] = old
+
+
+class no_grad(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
+    """Ops inside run without recording gradients; usable as `with` or as a decorator.
+
+    Example:
+        >>> with pyir.no_grad():
+        ...     y = x * 2          # y.stop_gradient is True
+    """
+
+    def __enter__(self):
+        self._old, _grad_enabled[0] = _grad_enabled[0], False
+        return self
+
+    def __exit__(self, *exc):
+        _grad_enabled[0] = self._old
+        return False
+
+
+# --- Tensor ------------------------------------------------------------------------------
+class Tensor:
+    """An eager tensor: a numpy value plus what autograd needs.
+
+    `stop_gradient` is True by default (as in Paddle): set it to False on a leaf to get its
+    `.grad` from `backward()`. Functions of `pyir` (`pyir.tanh(t)`, `pyir.matmul(a, b)`) and
+    their method forms (`t.mean()`, `t.sum()`) work on Tensors as on static Variables.
+    """
+
+    __array_priority__ = 100  # numpy scalars defer to Tensor's operators
+
+    def __init__(self, value, stop_gradient: bool = True, name: str | None = None):
+        self._value = np.asarray(value)
+        self.stop_gradient = stop_gradient
+        self.grad: Tensor | None = None
+        self.name = name or f"eager_tmp_{next(_serial)}"
+        self._node = None      # the tape node that produced this tensor
+        self._slot = None      # its output name in that node
+
+    # --- values -------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        return self._value
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._value.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._value.size)
+
+    @property
+    def place(self):
+        from . import CPUPlace
+
+        return CPUPlace()
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    def item(self):
+        return self._value.item()
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def __len__(self) -> int:
+        return len(self._value)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __getitem__(self, index):
+        if not self.stop_gradient:
+            raise PyirError("indexing is not differentiable in pyir's eager mode; use "
+                            "pyir.slice / pyir.gather, or index t.detach()")
+        return Tensor(self._value[index])
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._value, precision=8, separator=", ", prefix=" " * 7,
+                               floatmode="maxprec_equal")
+        return (f"Tensor(shape={self.shape}, dtype={dtypes.name_of(self.dtype)}, "
+                f"place=Place(cpu), stop_gradient={self.stop_gradient},\n       {body})")
+
+    # --- autograd -----------------------------------------------------------------------
+    def backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into `.grad` of every leaf with stop_gradient=False.
+
+        Args:
+            grad_tensor: the gradient of self (default: ones of self's shape).
+            retain_graph: accepted for Paddle compatibility; the tape is always kept.
+        """
+        if self.stop_gradient:
+            raise GradError(f"backward() on a tensor with stop_gradient=True ({self.name}): no "
+                            f"input of it needs a gradient; set stop_gradient=False on a leaf")
+        backward_into_leaves([self], [grad_tensor])
+
+    def clear_grad(self) -> None:
+        self.grad = None
+
+    clear_gradient = clear_grad
+
+    def detach(self) -> "Tensor":
+        """The same value, cut from the tape."""
+        return Tensor(self._value)
+
+    def astype(self, dtype) -> "Tensor":
+        return _tensor_function("cast")(self, dtype)
+
+    # Methods such as t.mean(), t.sum(), t.tanh(), t.reshape(...) are pyir's functions.
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fn = _tensor_function(name, missing_ok=True)
+        if fn is None:
+            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
+        return functools.partial(fn, self)
+
+
+def _tensor_function(name: str, missing_ok: bool = False):
+    from . import tensor as tensor_api
+
+    fn = getattr(tensor_api, name, None) if name in getattr(tensor_api, "__all__", ()) else None
+    if fn is None and not missing_ok:
+        raise PyirError(f"pyir has no function {name!r} for eager Tensors")
+    return fn
+
+
+def _operator(fn_name: str, reverse: bool = False):
+    def op(self, other):
+        fn = _tensor_function(fn_name)
+        other = other if isinstance(other, Tensor) else Tensor(np.asarray(other, self.dtype))
+        return fn(other, self) if reverse else fn(self, other)
+
+    op.__name__ = fn_name
+    return op
+
+
+for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                     ("truediv", "divide"), ("pow", "pow"), ("matmul", "matmul"),
+                     ("floordiv", "floor_divide"), ("mod", "remainder")]:
+    setattr(Tensor, f"__{_dunder}__", _operator(_fn))
+    setattr(Tensor, f"__r{_dunder}__", _operator(_fn, reverse=True))
+for _dunder, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less_than"),
+                     ("le", "less_equal"), ("gt", "greater_than"), ("ge", "greater_equal")]:
+    setattr(Tensor, f"__{_dunder}__", _operator(_fn))
+Tensor.__hash__ = object.__hash__
+Tensor.__neg__ = lambda self: _tensor_function("scale")(self, -1.0)
+Tensor.__abs__ = lambda self: _tensor_function("abs")(self)
+
+
+def _array(value) -> np.ndarray:
+    return value._value if isinstance(value, Tensor) else np.asarray(value)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
+    """An eager Tensor from a number, a (nested) list, a numpy array or a Tensor.
+
+    Python floats become float32 and ints int64 (Paddle's defaults); numpy arrays keep their
+    dtype unless `dtype` is given.
+
+    Example:
+        >>> t = pyir.to_tensor([[1.0, 2.0]], stop_gradient=False)
+    """
+    if isinstance(data, Tensor):
+        value = data._value
+    else:
+        value = np.array(data)
+        if dtype is None and not isinstance(data, np.ndarray | np.generic):
+            if value.dtype == np.float64:
+                value = value.astype(np.float32)
+            elif value.dtype == np.complex128:
+                value = value.astype(np.complex64)
+    if dtype is not None:
+        value = value.astype(dtypes.to_numpy(dtype))
+    return Tensor(np.array(value, copy=True), stop_gradient=stop_gradient)
+
+
+# --- running ops -------------------------------------------------------------------------
+class _StandIn:
+    """What a gradient maker sees of an eager op: Operator's reading API over local names."""
+
+    block = None
+
+    def __init__(self, type: str, inputs: dict, outputs: dict, attrs: dict):
+        self.type, self.inputs, self.outputs, self.attrs = type, inputs, outputs, attrs
+
+    def input(self, slot: str) -> list[str]:
+        return self.inputs.get(slot, [])
+
+    def output(self, slot: str) -> list[str]:
+        return self.outputs.get(slot, [])
+
+    def attr(self, name: str, default=None):
+        return self.attrs.get(name, default)
+
+    @property
+    def input_arg_names(self) -> list[str]:
+        return [n for names in self.inputs.values() for n in names]
+
+    @property
+    def output_arg_names(self) -> list[str]:
+        return [n for names in self.outputs.values() for n in names]
+
+
+def run_op(op_type: str, inputs: dict | None = None, attrs: dict | None = None) -> dict:
+    """Run op `op_type`'s registry kernel on eager values; record the tape if needed.
+
+    Args:
+        inputs: slot -> Tensor (or array/number), list of them for duplicable slots, or None.
+        attrs: attribute values; missing ones take the op's defaults.
+
+    Returns:
+        slot -> Tensor (list of Tensors for duplicable slots) for every output the kernel made.
+
+    Example:
+        >>> run_op("tanh", {"X": t})["Out"]
+    """
+    opdef = registry.get(op_type)
+    if opdef.runtime:
+        raise PyirError(f"op {op_type} needs a program to run ({', '.join(opdef.runtime)}); "
+                        f"it has no eager form")
+    full = _kernel_attrs(opdef, attrs or {})
+    unknown = set(inputs or {}) - {s.name for s in opdef.inputs}
+    if unknown:
+        raise PyirError(f"op {op_type} has no input slot {sorted(unknown)[0]!r}")
+    args, names, tensors = [], {}, []
+    for slot in opdef.inputs:
+        value = (inputs or {}).get(slot.name)
+        items = [] if value is None else list(value) if slot.duplicable else [value]
+        items = [v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in items]
+        names[slot.name] = [f"{slot.param}{i}" for i in range(len(items))]
+        tensors += zip(names[slot.name], items)
+        values = [t._value for t in items]
+        args.append(values if slot.duplicable else (values[0] if values else None))
+    results = opdef.kernel(*args, *full.values())
+    outs, out_names, out_values = {}, {}, {}
+    for slot in opdef.outputs:
+        if slot.name not in results or results[slot.name] is None:
+            continue
+        value = results[slot.name]
+        values = [np.asarray(v) for v in value] if slot.duplicable else [np.asarray(value)]
+        out_names[slot.name] = [f"{slot.param}_out{i}" for i in range(len(values))]
+        made = [Tensor(v) for v in values]
+        out_values.update(zip(out_names[slot.name], made))
+        outs[slot.name] = made if slot.duplicable else made[0]
+    if _grad_enabled[0] and opdef.grad is not None and \
+            any(not t.stop_gradient for _, t in tensors):
+        stand_in = _StandIn(op_type, names, out_names, {**full, **(attrs or {})})
+        _OpNode(opdef, stand_in, tensors, out_values).attach()
+    return outs
+
+
+def _kernel_attrs(opdef, attrs: dict) -> dict:
+    """The op's declared attributes in kernel order; Paddle's common attributes are dropped."""
+    unknown = [k for k in attrs if opdef.attr_spec(k) is None and k not in registry.COMMON_ATTRS]
+    if unknown:
+        known = ", ".join(a.name for a in opdef.attrs) or "none"
+        raise PyirError(f"op {opdef.type} has no attribute {unknown[0]!r} (its attributes: "
+                        f"{known})")
+    full = registry.resolved_attrs(opdef, attrs)
+    missing = [k for k, v in full.items() if v is registry.REQUIRED]
+    if missing:
+        raise PyirError(f"op {opdef.type} needs attribute {missing[0]!r}")
+    return full
+
+
+# --- the tape ----------------------------------------------------------------------------
+class Node:
+    """A recorded step: input Tensors by local name, outputs by local name.
+
+    Subclasses implement `backward(out_grads) -> {input name: array | None}`, where
+    `out_grads` maps each output name to its gradient array (None if none flowed back).
+    """
+
+    def __init__(self, inputs: list, outputs: dict):
+        self.seq = next(_serial)
+        self.inputs = inputs            # [(name, Tensor)]
+        self.outputs = outputs          # {name: Tensor}
+
+    def attach(self) -> None:
+        """Make the outputs this node's, so backward() reaches it through them."""
+        for name, tensor in self.outputs.items():
+            tensor._node, tensor._slot = self, name
+            tensor.stop_gradient = False
+
+    def backward(self, out_grads: dict) -> dict:
+        raise NotImplementedError
+
+
+class _OpNode(Node):
+    """An eager op: its gradient is its registry rule's grad ops, run with their kernels."""
+
+    def __init__(self, opdef, stand_in: _StandIn, inputs: list, outputs: dict):
+        super().__init__(inputs, outputs)
+        self.opdef, self.stand_in = opdef, stand_in
+
+    def backward(self, out_grads: dict) -> dict:
+        env = {name: t._value for name, t in self.inputs}
+        env.update({name: t._value for name, t in self.outputs.items()})
+        for name, grad in out_grads.items():
+            env[grad_name(name)] = np.zeros_like(env[name]) if grad is None else grad
+        for gop in self.opdef.grad(self.stand_in, self.opdef):
+            _run_grad_op(gop, env, self.opdef.type)
+        return {name: env.get(grad_name(name)) for name, _ in self.inputs}
+
+
+def _run_grad_op(gop, env: dict, forward_type: str) -> None:
+    gdef = registry.get(gop.type)
+    if gdef.runtime:
+        raise GradError(f"the gradient of op {forward_type} ({gop.type}) needs a program; it "
+                        f"cannot run in eager mode")
+    args = []
+    for slot in gdef.inputs:
+        names = [n for n in gop.inputs.get(slot.name, []) if n != EMPTY_VAR]
+        if slot.duplicable:
+            args.append([env.get(n) for n in names])
+        else:
+            args.append(env.get(names[0]) if names else None)
+    # Makers copy the forward op's attributes; the grad kernel takes the ones it declares.
+    attrs = registry.resolved_attrs(gdef, gop.attrs)
+    missing = [k for k, v in attrs.items() if v is registry.REQUIRED]
+    if missing:
+        raise GradError(f"grad op {gop.type} of {forward_type} needs attribute {missing[0]!r}")
+    results = gdef.kernel(*args, *attrs.values())
+    for slot, names in gop.outputs.items():
+        value = results.get(slot)
+        if value is None:
+            continue
+        values = value if gdef.output_slot(slot).duplicable else [value]
+        for name, v in zip(names, values):
+            if name != EMPTY_VAR and v is not None:
+                env[name] = np.asarray(v)
+
+
+def _backward(roots: list, capture: dict | None = None) -> dict:
+    """Propagate gradients from `roots` [(tensor, grad array)] down the tape.
+
+    Returns {id(leaf): (leaf, grad)} for leaves with stop_gradient=False. With `capture`
+    ({id(tensor): tensor}), the gradients of those tensors are stored in capture's values
+    instead: capture[id] becomes (tensor, grad or None).
+    """
+    pending: dict = {}
+    leaves: dict = {}
+
+    def give(tensor: Tensor, grad) -> None:
+        if grad is None or tensor.stop_gradient:
+            return
+        key = (tensor._node.seq, tensor._slot) if tensor._node is not None else id(tensor)
+        if key in pending:
+            pending[key] = pending[key] + grad
+        else:
+            pending[key] = grad
+            if tensor._node is None:
+                leaves[id(tensor)] = tensor
+
+    for tensor, grad in roots:
+        give(tensor, np.asarray(grad, dtype=tensor.dtype))
+    for node in _nodes_newest_first([t for t, _ in roots]):
+        out_grads = {name: pending.pop((node.seq, name), None) for name in node.outputs}
+        if capture is not None:
+            for name, tensor in node.outputs.items():
+                if id(tensor) in capture:
+                    capture[id(tensor)] = (tensor, out_grads[name])
+        if all(g is None for g in out_grads.values()):
+            continue
+        in_grads = node.backward(out_grads)
+        for name, tensor in node.inputs:
+            give(tensor, in_grads.get(name))
+    return {k: (t, pending[k]) for k, t in leaves.items()}
+
+
+def backward_into_leaves(tensors: list, grad_tensors: list) -> None:
+    """Accumulate d(sum of tensors)/d(leaf) into `.grad` of every leaf that wants one.
+
+    `grad_tensors` gives each tensor's gradient (None: ones of its shape).
+    """
+    roots = [(t, np.ones_like(t._value) if g is None else _array(g))
+             for t, g in zip(tensors, grad_tensors)]
+    for tensor, g in _backward(roots).values():
+        tensor.grad = Tensor(g) if tensor.grad is None else Tensor(tensor.grad._value + g)
+
+
+def _nodes_newest_first(tensors: list) -> list:
+    """Every node the tensors depend on; a node is always newer than its inputs' nodes."""
+    seen, stack = {}, [t._node for t in tensors if t._node is not None]
+    while stack:
+        node = stack.pop()
+        if node.seq in seen:
+            continue
+        seen[node.seq] = node
+        stack += [t._node for _, t in node.inputs if t._node is not None]
+    return [seen[k] for k in sorted(seen, reverse=True)]
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool = False, no_grad_vars=None) -> list:
+    """The gradients of sum(outputs) w.r.t. `inputs`, without touching any `.grad`.
+
+    Example:
+        >>> (dx,) = pyir.grad([y], [x])
+    """
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    seeds = grad_outputs if isinstance(grad_outputs, (list, tuple)) else [grad_outputs] * len(
+        outputs)
+    roots = [(o, np.ones_like(o._value) if g is None else _array(g))
+             for o, g in zip(outputs, seeds)]
+    capture: dict[int, Any] = {id(t): (t, None) for t in inputs}
+    leaves = _backward(roots, capture)
+    result = []
+    for t in inputs:
+        found = leaves.get(id(t), capture[id(t)])[1]
+        if found is None and not allow_unused:
+            raise GradError(f"an input of grad() ({t.name}) is not used to compute the outputs; "
+                            f"pass allow_unused=True to get None for it")
+        result.append(None if found is None else Tensor(found))
+    return result
+
+
+__all__ = ["Tensor", "to_tensor", "run_op", "no_grad", "is_grad_enabled", "set_grad_enabled",
+           "grad"]
