@@ -23,7 +23,7 @@ def _assert_close(name, actual, expected, tol):
         np.testing.assert_array_equal(actual, expected, err_msg=name)
 
 
-@pytest.mark.parametrize("case", ["mlp"])
+@pytest.mark.parametrize("case", ["mlp", "lenet"])
 def test_paddle_inference_model_matches_paddle(case):
     folder = GOLDEN / case
     meta = json.loads((folder / "meta.json").read_text())
