@@ -6,6 +6,9 @@ a failed command must leave no file behind (neither the output nor a temp file).
 
 from __future__ import annotations
 
+import os
+import pathlib
+import subprocess
 import sys
 import textwrap
 
@@ -381,3 +384,46 @@ def test_usage_errors_are_one_line_exit_1(tmp_path):
     assert_one_line_error(cli("run"), "pyir run: error:", "MODEL")
     assert_one_line_error(cli("build", "m.py", "--bogus"), "pyir build: error:", "--bogus")
     assert_one_line_error(cli("frobnicate"), "pyir: error:", "frobnicate")
+
+
+# --- run --path: where py_func callables' modules are found ------------------------------
+def test_run_path_finds_registered_callables(tmp_path, rng):
+    pkg = tmp_path / "lib" / "pyir_cli_test_funcs"
+    pkg.mkdir(parents=True)
+    write(pkg / "__init__.py", """
+        import numpy as np
+        import pyir
+
+        @pyir.register
+        def double(x):
+            return np.asarray(x) * 2
+    """)
+    model = write(tmp_path / "lib" / "pf.py", """
+        import pyir as paddle
+        from pyir_cli_test_funcs import double
+        x = paddle.static.data(name="x", shape=[None, 2], dtype="float32")
+        y = paddle.static.default_main_program().current_block().create_var(
+            name="y", dtype="float32", shape=[-1, 2])
+        paddle.static.py_func(func=double, x=x, out=y)
+    """)
+    assert cli("build", model, "-o", tmp_path / "pf.pb").exit_code == 0
+    x = rng.standard_normal((3, 2)).astype(np.float32)
+    feed = save_npy(tmp_path / "x.npy", x)
+    # a fresh process: this one has the callable registered already
+    pyir_script = pathlib.Path(sys.executable).parent / "pyir"
+    lib = str(tmp_path / "lib")
+
+    def run_fresh(*args, env_path=""):
+        env = {**os.environ, "PYIR_PATH": env_path}
+        return subprocess.run([str(pyir_script), "run", str(tmp_path / "pf.pb"), "--feed",
+                               str(feed), *args], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=120)
+
+    refused = run_fresh()
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "pyir_cli_test_funcs" in refused.stderr and "--path" in refused.stderr
+    for args, env_path in ((["--path", lib], ""), ([], lib)):
+        result = run_fresh(*args, "-o", str(tmp_path / "y.npz"), env_path=env_path)
+        assert result.returncode == 0, result.stderr
+        np.testing.assert_array_equal(np.load(tmp_path / "y.npz")["y"], x * 2)
