@@ -12,6 +12,7 @@ import numpy as np
 import pyir
 
 CALLS: list = []  # what record_call saw, for tests that check a debug op ran
+GRAD_ARGS: list = []  # which output gradients add_mul_grad received as None
 
 
 @pyir.register
@@ -35,8 +36,9 @@ def add_mul(a, b):
 
 
 @pyir.register
-def add_mul_grad(a, b, d_sum, d_prod):
+def add_mul_grad(a, b, s, p, d_sum, d_prod):
     """Gradient of (a + b, a * b); a missing output gradient arrives as None."""
+    GRAD_ARGS.append((d_sum is None, d_prod is None))
     d_sum = np.zeros_like(a) if d_sum is None else d_sum
     d_prod = np.zeros_like(a) if d_prod is None else d_prod
     return d_sum + d_prod * b, d_sum + d_prod * a
@@ -51,6 +53,12 @@ def scale_first_grad(x, label, dy):
 @pyir.register
 def double_first(x, label):
     return x * 2
+
+
+@pyir.register
+def last_only(*args):
+    """A backward that returns one gradient whatever the number of forward inputs."""
+    return args[-1]
 
 
 @pyir.register

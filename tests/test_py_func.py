@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import helpers_callables as hc
+from conftest import GOLDEN
 import pyir
 from pyir import registry, static
 from pyir.errors import BuildError, CallableError
@@ -300,3 +301,131 @@ def test_paddle_ids_carry_into_the_grad_op():
     op.attrs.update(forward_callable="", forward_callable_id=3, backward_callable_id=4)
     (g,) = _grad_ops(op)
     assert (g.attrs["forward_callable_id"], g.attrs["backward_callable_id"]) == (4, -1)
+
+
+# --- through append_backward ---------------------------------------------------------------
+def test_backward_of_fc_and_py_func_tanh_matches_numpy():
+    x = static.data("x", [2, 3], "float32")
+    h = static.nn.fc(x, size=4)
+    y = out_var("hidden", h.shape)
+    static.py_func(hc.tanh, h, y, backward_func=hc.tanh_grad, skip_vars_in_backward_input=h)
+    loss = pyir.mean(y)
+    static.append_backward(loss)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    xv = np.arange(6, dtype="float32").reshape(2, 3) / 6
+    w_grad, b_grad, w, b = exe.run(feed={"x": xv},
+                                   fetch_list=["fc_0.w_0@GRAD", "fc_0.b_0@GRAD", "fc_0.w_0",
+                                               "fc_0.b_0"])
+    yv = np.tanh(xv @ w + b)
+    dh = (1 - yv * yv) / yv.size
+    np.testing.assert_allclose(w_grad, xv.T @ dh, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(b_grad, dh.sum(0), rtol=1e-5, atol=1e-7)
+
+
+def _two_in_two_out(backward):
+    a = static.data("a", [2], "float32")
+    b = static.data("b", [2], "float32")
+    a.stop_gradient = b.stop_gradient = False
+    s, p = out_var("s", [2]), out_var("p", [2])
+    static.py_func(hc.add_mul, [a, b], [s, p], backward_func=backward)
+    return s, p
+
+
+def test_missing_output_gradient_arrives_as_none():
+    s, _ = _two_in_two_out(hc.add_mul_grad)
+    static.append_backward(pyir.mean(s))  # p gets no gradient
+    hc.GRAD_ARGS.clear()
+    a_grad, b_grad = run(["a@GRAD", "b@GRAD"], a=np.array([1, 2], "float32"),
+                         b=np.array([3, 4], "float32"))
+    assert hc.GRAD_ARGS == [(False, True)]
+    np.testing.assert_allclose(a_grad, [0.5, 0.5])
+    np.testing.assert_allclose(b_grad, [0.5, 0.5])
+
+
+def test_both_output_gradients_flow():
+    s, p = _two_in_two_out(hc.add_mul_grad)
+    static.append_backward(pyir.mean(s) + pyir.mean(p))
+    av, bv = np.array([1, 2], "float32"), np.array([3, 4], "float32")
+    a_grad, b_grad = run(["a@GRAD", "b@GRAD"], a=av, b=bv)
+    np.testing.assert_allclose(a_grad, (1 + bv) / 2)
+    np.testing.assert_allclose(b_grad, (1 + av) / 2)
+
+
+def test_none_returned_means_no_gradient_for_that_input():
+    x = static.data("x", [2], "float32")
+    x.stop_gradient = False
+    label = static.data("label", [2], "int64")
+    y = out_var("y", [2])
+    static.py_func(hc.double_first, [x, label], y, backward_func=hc.scale_first_grad,
+                   skip_vars_in_backward_input=y)
+    static.append_backward(pyir.mean(y))
+    (x_grad,) = run(["x@GRAD"], x=np.ones(2, "float32"), label=np.zeros(2, "int64"))
+    np.testing.assert_allclose(x_grad, [1.0, 1.0])
+
+
+def test_backward_returning_wrong_count_suggests_none():
+    s, _ = _two_in_two_out(hc.last_only)
+    static.append_backward(pyir.mean(s))
+    with pytest.raises(CallableError) as info:
+        run(["a@GRAD"], a=np.ones(2, "float32"), b=np.ones(2, "float32"))
+    message = str(info.value)
+    assert "returned 1 value(s), but the op has 2 output(s) (a@GRAD, b@GRAD)" in message
+    assert "a tuple of 2 arrays (None for" in message
+    assert info.value.where.callable == "helpers_callables:last_only"
+
+
+def test_in_process_backward_callable_runs_without_registration():
+    x = static.data("x", [2], "float32")
+    x.stop_gradient = False
+    y = out_var("y", [2])
+    static.py_func(lambda v: v * np.float32(3), x, y, backward_func=lambda v, out, dy: dy * 3)
+    static.append_backward(pyir.mean(y))
+    (x_grad,) = run(["x@GRAD"], x=np.ones(2, "float32"))
+    np.testing.assert_allclose(x_grad, [1.5, 1.5])
+
+
+# --- Paddle's own py_func files -------------------------------------------------------------
+SIMPLE_NET = GOLDEN / "simple_net"
+
+
+def _paddle_simple_net():
+    import json
+
+    from pyir.serialize import load_program
+
+    program = load_program(str(SIMPLE_NET / "model_with_grad.pb"))
+    meta = json.loads((SIMPLE_NET / "meta.json").read_text())
+    scope = pyir.static.Scope()
+    with np.load(SIMPLE_NET / "params.npz") as params:
+        for name in params.files:
+            scope[name] = params[name]
+    with np.load(SIMPLE_NET / "inputs.npz") as inputs:
+        feed = {k: inputs[k] for k in inputs.files}
+    return program, meta, scope, feed
+
+
+def test_paddle_file_with_callable_ids_is_refused_until_bound():
+    program, meta, scope, feed = _paddle_simple_net()
+    with pytest.raises(CallableError, match=r"Paddle callable id 0 .*bind_ids") as info:
+        static.Executor().run(program, feed=feed, fetch_list=meta["fetch_names"], scope=scope)
+    assert info.value.where.op_index == 2
+
+
+def test_paddle_simple_net_runs_with_bound_ids_and_matches_paddle():
+    program, meta, scope, feed = _paddle_simple_net()
+    funcs = {"tanh": hc.tanh, "tanh_grad": hc.tanh_grad, "debug_func": hc.record_call}
+    ids = {entry["id"]: funcs[entry["name"]] for entry in meta["py_func_callables"]}
+    assert pyir.callables.references(program)[:3] == [
+        (0, 2, "forward", "<paddle callable id 0>"), (0, 2, "backward", "<paddle callable id 1>"),
+        (0, 3, "forward", "<paddle callable id 2>")]
+    hc.CALLS.clear()
+    with pyir.callables.bind_ids(ids):
+        got = static.Executor().run(program, feed=feed, fetch_list=meta["fetch_names"],
+                                    scope=scope)
+    assert len(hc.CALLS) == 4  # the four debug ops ran
+    tol = meta["tolerance"]
+    with np.load(SIMPLE_NET / "expected.npz") as expected:
+        for name, value in zip(meta["fetch_names"], got):
+            np.testing.assert_allclose(value, expected[name], rtol=tol["rtol"], atol=tol["atol"],
+                                       err_msg=name)
