@@ -40,6 +40,13 @@ def _report(problems: list, lenient: bool, err: CheckError) -> None:
     problems.append(err)
 
 
+def _declared_by_backward(block, var: str) -> bool:
+    """A backward block (pylayer's) of a forward-only program names `x@GRAD` variables that
+    only `append_backward` declares: Paddle writes such files, and runs them."""
+    return (block.forward_block_idx is not None and block.forward_block_idx >= 0
+            and "@GRAD" in var)
+
+
 def _check_op(op: Operator, where: Where, nblocks: int):
     for name, value in op.attrs.items():
         if op.attr_types.get(name) in _BLOCK_TYPES:
@@ -50,7 +57,8 @@ def _check_op(op: Operator, where: Where, nblocks: int):
                                  f"has blocks 0..{nblocks - 1}", where)
     for names in list(op.inputs.values()) + list(op.outputs.values()):
         for var in names:
-            if var != EMPTY_VAR and op.block.find_var(var) is None:
+            if var != EMPTY_VAR and op.block.find_var(var) is None \
+                    and not _declared_by_backward(op.block, var):
                 yield CheckError(f"variable {var!r} is not declared in block {op.block.idx} "
                                  f"or its ancestors", where.with_(var=var))
     opdef = registry.lookup(op.type)
