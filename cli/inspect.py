@@ -12,34 +12,16 @@ import click
 from pyir.errors import PyirError, Where
 
 
-def _callables(program) -> list[dict]:
-    """The callables a file names; pyir.callables knows its own reference attributes."""
-    try:
-        from pyir.callables import references
-    except ImportError:
-        references = None
-    if references is not None:
-        try:
-            refs = list(references(program))
-        except PyirError:
-            refs = None
-        if refs is not None and all(isinstance(r, dict) for r in refs):
-            return refs
-    from pyir.printer import callable_references
-
-    return callable_references(program)
-
-
 def _text(program, block, problems, refs) -> str:
     from pyir.printer import format_program
 
     lines = [format_program(program, block)]
-    shown = [r for r in refs if block is None or r.get("block") == block]
+    shown = [r for r in refs if block is None or r["block"] == block]
     if shown:
         lines.append("callables (never imported by inspect):")
         for r in shown:
-            place = f"block {r.get('block')} op #{r.get('op_index')} {r.get('op_type')}"
-            lines.append(f"  {place}: {r.get('attr')} = {r.get('reference')!r}")
+            place = f"block {r['block']} op #{r['op_index']} {r['op_type']}"
+            lines.append(f"  {place}: {r['role']} = {r['reference']!r}")
     if problems:
         lines.append(f"problems ({len(problems)}):")
         lines += [f"  {p}" for p in problems]
@@ -66,7 +48,7 @@ def inspect_cmd(model: str, fmt: str, block: int | None, check: bool) -> None:
       pyir inspect model.pb --format dot | dot -Tsvg > model.svg
     """
     from pyir.checker import check_program
-    from pyir.printer import to_dot, to_json
+    from pyir.printer import callable_references, to_dot, to_json
     from pyir.serialize import load_program
 
     program = load_program(model)
@@ -74,10 +56,10 @@ def inspect_cmd(model: str, fmt: str, block: int | None, check: bool) -> None:
         raise PyirError(f"--block {block}: the program has blocks 0..{len(program.blocks) - 1}",
                         Where(file=model))
     problems = check_program(program, lenient=not check)
-    refs = _callables(program)
+    refs = callable_references(program)
     if fmt == "json":
-        click.echo(to_json(program, block, problems=[str(p) for p in problems], callables=refs,
-                           file=model), nl=False)
+        click.echo(to_json(program, block, problems=[str(p) for p in problems], file=model),
+                   nl=False)
         click.echo()
     elif fmt == "dot":
         click.echo(to_dot(program, block), nl=False)

@@ -28,8 +28,6 @@ _QUIET_ATTRS = {"op_role": 0, "op_role_var": [], "op_namescope": "/", "op_device
 _HIDDEN_ATTRS = ("op_callstack",)  # stack traces: long, and in JSON anyway
 _LIST_LIMIT = 16
 _BLOCK_TYPES = (AttrType.BLOCK, AttrType.BLOCKS)
-# String attributes naming a py_func callable ("module:qualname"), and Paddle's process-local ids.
-CALLABLE_SUFFIXES = ("_callable", "_callable_id")
 
 
 # --- pieces ---------------------------------------------------------------------------------
@@ -142,19 +140,13 @@ def format_program(program: Program, block: int | None = None) -> str:
 
 # --- callables ------------------------------------------------------------------------------
 def callable_references(program: Program) -> list[dict]:
-    """Every callable a py_func-style op names: {block, op_index, op_type, attr, reference}.
-
-    Reads string (and Paddle's integer id) attributes only; nothing is imported.
+    """Every callable the program's py_func ops name: {block, op_index, op_type, role,
+    reference}; Paddle's process-local ids read `<paddle callable id N>`. Imports nothing.
     """
-    refs = []
-    for block in program.blocks:
-        for i, op in enumerate(block.ops):
-            for name, value in op.attrs.items():
-                if not name.endswith(CALLABLE_SUFFIXES) or value in ("", None, -1):
-                    continue
-                refs.append({"block": block.idx, "op_index": i, "op_type": op.type,
-                             "attr": name, "reference": value})
-    return refs
+    from .callables import references
+
+    return [{"block": b, "op_index": i, "op_type": program.blocks[b].ops[i].type,
+             "role": role, "reference": ref} for b, i, role, ref in references(program)]
 
 
 # --- JSON -----------------------------------------------------------------------------------

@@ -66,9 +66,11 @@ def test_block_option_selects_one_block():
 def test_paddle_py_func_callables_are_listed():
     out = _cli("inspect", GOLDEN / "simple_net" / "model_forward.pb").stdout
     listed = out.split("callables (never imported by inspect):\n")[1]
-    assert "block 0 op #2 py_func: forward_callable_id = 0" in listed
-    assert "block 0 op #2 py_func: backward_callable_id = 1" in listed
-    assert "backward_callable_id = -1" not in listed
+    assert "block 0 op #2 py_func: forward = '<paddle callable id 0>'" in listed
+    assert "block 0 op #2 py_func: backward = '<paddle callable id 1>'" in listed
+    # the debug py_func has no backward (id -1): nothing listed for it
+    assert "block 0 op #3 py_func: forward = '<paddle callable id 2>'" in listed
+    assert "op #3 py_func: backward" not in listed
 
 
 def test_string_callable_references_are_listed_not_imported(tmp_path):
@@ -86,7 +88,7 @@ def test_string_callable_references_are_listed_not_imported(tmp_path):
     assert "pyir_inspect_untrusted_mod" not in sys.modules
     refs = {r["reference"] for r in data["callables"]}
     assert {"pyir_inspect_untrusted_mod:run", "os:system"} <= refs
-    assert "'os:system'" in text.stdout
+    assert "block 0 op #0 py_func: backward = 'os:system'" in text.stdout
 
 
 def test_ops_lists_every_forward_op_with_attributes():

@@ -127,5 +127,4 @@ def test_printing_never_imports_callables():
     assert "pyir_never_imported_module" not in sys.modules
     assert ref in outputs[0] and ref in outputs[1]
     assert printer.callable_references(program) == [
-        {"block": 0, "op_index": 0, "op_type": "py_func", "attr": "forward_callable",
-         "reference": ref}]
+        {"block": 0, "op_index": 0, "op_type": "py_func", "role": "forward", "reference": ref}]
