@@ -1,7 +1,7 @@
 """Linear algebra ops: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `p_norm`, with gradients.
 
-`matmul_v2` lives in nn.py; the legacy `matmul` differs by its `alpha` scale, its attribute
-names and by keeping a [1] result when both operands are vectors.
+`matmul_v2` lives in nn.py; the legacy `matmul` differs by its `alpha` scale and its
+attribute names.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ def _as_matrices(X, Y, transpose_X, transpose_Y):
 
 
 def _matmul_shape(x: tuple, y: tuple, tx: bool, ty: bool) -> tuple:
-    """Legacy matmul's output shape; vector operands lose their added dim."""
+    """Legacy matmul's output shape; vector operands lose their added dim (vector . vector
+    is 0-d in Paddle 3.x)."""
     xm = (1,) + tuple(x) if len(x) == 1 else tuple(x)
     ym = tuple(y) + (1,) if len(y) == 1 else tuple(y)
     if tx and len(x) > 1:
@@ -41,7 +42,7 @@ def _matmul_shape(x: tuple, y: tuple, tx: bool, ty: bool) -> tuple:
         ym = ym[:-2] + (ym[-1], ym[-2])
     batch = broadcast_shape(xm[:-2], ym[:-2])
     out = batch + ((xm[-2],) if len(x) > 1 else ()) + ((ym[-1],) if len(y) > 1 else ())
-    return out or (1,)
+    return out
 
 
 def _infer_matmul(ctx):
@@ -63,7 +64,7 @@ def _infer_matmul(ctx):
         Example({"X": rand(2, 4, 3), "Y": rand(4, 2)}, {"transpose_X": True},
                 lambda X, Y, **a: {"Out": np.einsum("bkm,kn->bmn", X, Y)}),
         Example({"X": rand(3), "Y": rand(3)}, {},
-                lambda X, Y: {"Out": np.array([np.dot(X, Y)], np.float32)}),
+                lambda X, Y: {"Out": np.array(np.dot(X, Y), np.float32)}),
         Example({"X": rand(2, 1, 2, 3), "Y": rand(3, 3, 2)}, {"alpha": 2.0},
                 lambda X, Y, alpha: {"Out": 2.0 * np.einsum("abmk,ckn->acmn", X, Y)}),
     ],

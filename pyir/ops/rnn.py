@@ -91,7 +91,7 @@ def _infer_rnn(ctx):
     state = VarSpec((ctx.attr("num_layers") * d, x.shape[1], h), x.dtype)
     return {"Out": VarSpec((x.shape[0], x.shape[1], d * h), x.dtype),
             "State": [state] * len(ctx.input_list("PreState")),
-            "Reserve": VarSpec((-1,), x.dtype),
+            "Reserve": VarSpec((-1,), np.dtype(np.uint8)),
             "DropoutState": VarSpec((-1,), np.dtype(np.uint8))}
 
 
@@ -182,4 +182,4 @@ def rnn(Input, PreState, WeightList, SequenceLength, dropout_prob, is_bidirec, i
         x = np.concatenate(halves, -1) if d == 2 else halves[0]
     return {"Out": x.astype(Input.dtype, copy=False),
             "State": [np.stack(s).astype(Input.dtype, copy=False) for s in final],
-            "Reserve": np.zeros(0, Input.dtype), "DropoutState": np.zeros(0, np.uint8)}
+            "Reserve": np.zeros(0, np.uint8), "DropoutState": np.zeros(0, np.uint8)}

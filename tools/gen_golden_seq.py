@@ -1,0 +1,331 @@
+"""Regenerate tests/golden_seq/: small legacy Paddle programs for the sequence/tensor ops.
+
+Each case is a static program built in Paddle's legacy mode, saved with
+`save_inference_model` as tests/golden_seq/<case>/model.{pdmodel,pdiparams}, with
+`inputs.npz` (feed name -> array), `expected.npz` (fetch name -> Paddle's result) and
+`meta.json` (feed and fetch names in order, and a label per fetch saying what it checks).
+tests/test_ops_seq.py runs every case with pyir; it never imports Paddle.
+
+Run (Paddle 3.3.1 as the oracle, in its own venv):
+    FLAGS_enable_pir_api=0 /work/paddle-venv/bin/python tools/gen_golden_seq.py [CASE ...]
+
+Op-level cases append legacy ops directly (`_op`), so every attribute is explicit; the
+model cases use paddle.nn layers. Paddle 3.3.1 replaces several public functions
+(paddle.matmul, paddle.sum, F.gelu, ...) by wrappers that only accept PIR values;
+`_restore_legacy_apis` puts the original legacy-capable functions back.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pathlib
+import shutil
+import sys
+
+os.environ.setdefault("FLAGS_enable_pir_api", "0")
+
+import numpy as np  # noqa: E402
+import paddle  # noqa: E402
+from paddle.base.layer_helper import LayerHelper  # noqa: E402
+
+OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden_seq"
+CASES = {}
+
+
+def _restore_legacy_apis() -> None:
+    """Undo Paddle 3.3.1's PIR-only replacements of public functions (see module doc)."""
+    from paddle.base.dygraph import generated_tensor_methods_patch as patch
+
+    tensor_mods = [importlib.import_module(f"paddle.tensor.{m}") for m in
+                   ("math", "linalg", "manipulation", "logic", "search", "stat", "creation",
+                    "ops", "attribute")]
+    nn_mods = [importlib.import_module(f"paddle.nn.functional.{m}") for m in
+               ("activation", "vision")]
+    for table, target, mods in ((patch.funcs_map, paddle, tensor_mods),
+                                (patch.nn_funcs_map, paddle.nn.functional, nn_mods)):
+        for name, wrapper in table:
+            for mod in mods:
+                original = getattr(mod, name, None)
+                if original is not None and original is not wrapper:
+                    setattr(target, name, original)
+                    break
+    # 3.3.1 has no legacy Python path for matmul at all; nn layers reach it two ways.
+    paddle.matmul = sys.modules["paddle.tensor"].matmul = _legacy_matmul
+
+
+def _legacy_matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """paddle.matmul as Paddle 2.x built it in static mode: one matmul_v2 op."""
+    return _op("matmul_v2", {"X": x, "Y": y}, {"trans_x": transpose_x, "trans_y": transpose_y})
+
+
+class Case:
+    """What a case builder records: feeds (name -> array) and labelled fetch variables."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.feeds: dict[str, np.ndarray] = {}
+        self.feed_vars = []
+        self.fetches: list[tuple[str, object]] = []
+
+    def data(self, name: str, value) -> object:
+        value = np.asarray(value)
+        var = paddle.static.data(name, list(value.shape), str(value.dtype))
+        self.feeds[name] = value
+        self.feed_vars.append(var)
+        return var
+
+    def uniform(self, name, shape, low=-1.0, high=1.0, dtype="float32"):
+        return self.data(name, self.rng.uniform(low, high, shape).astype(dtype))
+
+    def fetch(self, label: str, var) -> None:
+        self.fetches.append((label, var))
+
+
+def _op(op_type: str, inputs: dict, attrs: dict | None = None, outs=None, dtype=None):
+    """Append one legacy op. outs: slot -> dtype, or (dtype, count) for duplicable slots.
+
+    Returns the single output variable, or a dict slot -> variable(s).
+    """
+    helper = LayerHelper(op_type)
+    first = next(v for v in inputs.values() if v is not None)
+    first = first[0] if isinstance(first, list) else first
+    outs = outs or {"Out": dtype or first.dtype}
+    made = {}
+    for slot, spec in outs.items():
+        if isinstance(spec, tuple):
+            made[slot] = [helper.create_variable_for_type_inference(spec[0])
+                          for _ in range(spec[1])]
+        else:
+            made[slot] = helper.create_variable_for_type_inference(spec)
+    helper.append_op(type=op_type, inputs={k: v for k, v in inputs.items() if v is not None},
+                     outputs=made, attrs=attrs or {})
+    return made["Out"] if list(made) == ["Out"] else made
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+# --- op-level cases -------------------------------------------------------------------------------
+@case
+def linalg(c: Case):
+    x, y = c.uniform("x", [2, 3]), c.uniform("y", [3, 4])
+    c.fetch("matmul alpha=2", _op("matmul", {"X": x, "Y": y}, {"alpha": 2.0}))
+    a, b = c.uniform("a", [2, 3, 4]), c.uniform("b", [2, 5, 4])
+    c.fetch("matmul transpose_Y batched", _op("matmul", {"X": a, "Y": b},
+                                              {"transpose_Y": True, "alpha": 0.5}))
+    p, q = c.uniform("p", [2, 4, 3]), c.uniform("q", [4, 2])
+    c.fetch("matmul transpose_X 3-D x 2-D", _op("matmul", {"X": p, "Y": q}, {"transpose_X": True}))
+    u, v = c.uniform("u", [3]), c.uniform("v", [3])
+    c.fetch("matmul vector x vector", _op("matmul", {"X": u, "Y": v}))
+    m, n = c.uniform("m", [2, 3, 4]), c.uniform("n", [2, 4, 5])
+    c.fetch("bmm", _op("bmm", {"X": m, "Y": n}))
+    z = c.data("z", np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [3.0, 0.0, -4.0]], np.float32))
+    for attrs in ({"porder": 2.0, "axis": 1}, {"porder": 3.0, "axis": 0, "keepdim": True},
+                  {"porder": float("inf"), "axis": -1}, {"porder": float("-inf"), "axis": 1},
+                  {"porder": 0.0, "axis": 1}, {"porder": 1.0, "axis": 0},
+                  {"porder": 2.0, "axis": 0, "asvector": True}):
+        c.fetch(f"p_norm {attrs}", _op("p_norm", {"X": z}, attrs))
+
+
+@case
+def compare(c: Case):
+    x, y = c.uniform("x", [2, 3, 4]), c.uniform("y", [4])
+    i = c.data("i", np.array([[1], [2], [3]], np.int64))
+    j = c.data("j", np.array([[3, 2, 1, 2]], np.int64))
+    for op in ("equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal"):
+        c.fetch(f"{op} float broadcast", _op(op, {"X": x, "Y": y}, dtype="bool"))
+        c.fetch(f"{op} int [3,1] vs [1,4]", _op(op, {"X": i, "Y": j}, dtype="bool"))
+    # InferShape honours `axis` but the kernel broadcasts numpy-style: Y [3] meets X's last dim.
+    sq, row = c.uniform("sq", [3, 3]), c.uniform("row", [3])
+    c.fetch("less_than ignores axis=0", _op("less_than", {"X": sq, "Y": row}, {"axis": 0},
+                                            dtype="bool"))
+    p = c.data("p", np.array([[True, False, True, False]]))
+    q = c.data("q", np.array([[True], [False]]))
+    for op in ("logical_and", "logical_or", "logical_xor"):
+        c.fetch(f"{op} bool broadcast", _op(op, {"X": p, "Y": q}, dtype="bool"))
+    c.fetch("logical_not", _op("logical_not", {"X": p}, dtype="bool"))
+
+
+@case
+def unary(c: Case):
+    x = c.uniform("x", [3, 4], -0.9, 0.9)
+    big = c.uniform("big", [3, 4], 1.2, 3.0)
+    pos = c.uniform("pos", [3, 4], 0.3, 2.0)
+    for op in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh",
+               "erf", "floor", "ceil", "sign"):
+        c.fetch(op, _op(op, {"X": x}))
+    c.fetch("acosh", _op("acosh", {"X": big}))
+    c.fetch("reciprocal", _op("reciprocal", {"X": pos}))
+    c.fetch("rsqrt", _op("rsqrt", {"X": pos}))
+    halves = c.data("halves", np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49, -3.7, 0.0],
+                                       np.float32))
+    c.fetch("round half to even", _op("round", {"X": halves}))
+    c.fetch("sign with zero", _op("sign", {"X": halves}))
+    c.fetch("floor halves", _op("floor", {"X": halves}))
+
+
+@case
+def indexing(c: Case):
+    w = c.uniform("w", [6, 3])
+    ids = c.data("ids", np.array([[1, 2, 0], [5, 2, 2]], np.int64))
+    c.fetch("lookup_table_v2", _op("lookup_table_v2", {"Ids": ids, "W": w}, dtype="float32"))
+    c.fetch("lookup_table_v2 padding_idx=2",
+            _op("lookup_table_v2", {"Ids": ids, "W": w}, {"padding_idx": 2}, dtype="float32"))
+    x = c.uniform("x", [3, 4, 2])
+    idx = c.data("idx", np.array([[0, 1], [2, 3], [1, 0]], np.int64))
+    c.fetch("gather_nd depth 2", _op("gather_nd", {"X": x, "Index": idx}))
+    idx1 = c.data("idx1", np.array([[[2]], [[0]]], np.int32))
+    c.fetch("gather_nd depth 1", _op("gather_nd", {"X": x, "Index": idx1}))
+    sel = c.data("sel", np.array([3, 0, 3], np.int64))
+    c.fetch("index_select dim=-2", _op("index_select", {"X": x, "Index": sel}, {"dim": -2}))
+    s = c.uniform("s", [4, 6, 3])
+    for attrs in ({"axes": [1], "starts": [0], "ends": [5], "strides": [2]},
+                  {"axes": [0, 1], "starts": [-1, 5], "ends": [-10, 0], "strides": [-1, -2]},
+                  {"axes": [1, 2], "starts": [2, 0], "ends": [3, 100], "strides": [1, 1],
+                   "decrease_axis": [1]},
+                  {"axes": [2], "starts": [-2], "ends": [3], "strides": [1]}):
+        attrs.setdefault("infer_flags", [1] * len(attrs["axes"]))
+        c.fetch(f"strided_slice {attrs}", _op("strided_slice", {"Input": s}, attrs))
+    parts = _op("unstack", {"X": x}, {"axis": 1, "num": 4}, outs={"Y": ("float32", 4)})
+    for k, part in enumerate(parts["Y"]):
+        c.fetch(f"unstack axis=1 [{k}]", part)
+    e = c.uniform("e", [3, 1])
+    c.fetch("expand_v2 with -1", _op("expand_v2", {"X": e}, {"shape": [2, -1, 4]}))
+    t = c.uniform("t", [2, 3, 4])
+    c.fetch("expand_as_v2", _op("expand_as_v2", {"X": e, "Y": t}, {"target_shape": [2, 3, 4]}))
+    c.fetch("tile short repeat_times", _op("tile", {"X": t}, {"repeat_times": [1, 2]}))
+    c.fetch("tile long repeat_times", _op("tile", {"X": e}, {"repeat_times": [2, 1, 3]}))
+    cond = c.data("cond", c.rng.uniform(size=(2, 3, 4)) > 0.5)
+    c.fetch("where", _op("where", {"Condition": cond, "X": t, "Y": -t}))
+    labels = c.data("labels", np.array([[1], [0], [3]], np.int64))
+    c.fetch("one_hot_v2 depth=5",
+            _op("one_hot_v2", {"X": labels}, {"depth": 5, "dtype": 5}, dtype="float32"))
+    sq = c.uniform("sq", [2, 3, 4])
+    c.fetch("tril diagonal=1", _op("tril_triu", {"X": sq}, {"lower": True, "diagonal": 1}))
+    c.fetch("triu diagonal=-1", _op("tril_triu", {"X": sq}, {"lower": False, "diagonal": -1}))
+    c.fetch("roll flattened", _op("roll", {"X": sq}, {"shifts": [5], "axis": []}))
+    c.fetch("roll two axes", _op("roll", {"X": sq}, {"shifts": [1, -3], "axis": [0, 2]}))
+    c.fetch("flip", _op("flip", {"X": sq}, {"axis": [0, -1]}))
+
+
+@case
+def ordering(c: Case):
+    x = c.uniform("x", [3, 4])
+    for attrs in ({"axis": 1}, {"axis": 0, "exclusive": True}, {"axis": -1, "reverse": True},
+                  {"axis": 1, "exclusive": True, "reverse": True}, {"flatten": True}):
+        c.fetch(f"cumsum {attrs}", _op("cumsum", {"X": x}, attrs))
+    ties = c.data("ties", np.array([[3.0, 1.0, 3.0, 0.5], [2.0, 2.0, 7.0, 7.0],
+                                    [0.0, -1.0, 4.0, 4.0]], np.float32))
+    for op in ("arg_max", "arg_min"):
+        c.fetch(f"{op} axis=1", _op(op, {"X": ties}, {"axis": 1}, dtype="int64"))
+        c.fetch(f"{op} axis=-2 keepdims int32",
+                _op(op, {"X": ties}, {"axis": -2, "keepdims": True, "dtype": 2}, dtype="int32"))
+        c.fetch(f"{op} flatten", _op(op, {"X": ties}, {"axis": 0, "flatten": True},
+                                     dtype="int64"))
+    for attrs in ({"axis": -1}, {"axis": 0, "descending": True}):
+        r = _op("argsort", {"X": x}, attrs, outs={"Out": "float32", "Indices": "int64"})
+        c.fetch(f"argsort {attrs} values", r["Out"])
+        c.fetch(f"argsort {attrs} indices", r["Indices"])
+    for attrs in ({"k": 2}, {"k": 3, "axis": 0, "largest": False}):
+        r = _op("top_k_v2", {"X": x}, attrs, outs={"Out": "float32", "Indices": "int64"})
+        c.fetch(f"top_k_v2 {attrs} values", r["Out"])
+        c.fetch(f"top_k_v2 {attrs} indices", r["Indices"])
+    for name, (start, end, step, dt) in {"int64": (1, 10, 3, "int64"),
+                                         "float32 negative step": (1.0, -1.0, -0.3, "float32"),
+                                         "int32 empty": (5, 1, 1, "int32")}.items():
+        args = {k: c.data(f"range_{k}_{dt}_{i}", np.array([v], dt))
+                for i, (k, v) in enumerate((("Start", start), ("End", end), ("Step", step)))}
+        c.fetch(f"range {name}", _op("range", args))
+    c.fetch("shape", _op("shape", {"Input": x}, dtype="int32"))
+    onehot = c.data("onehot", np.eye(4, dtype=np.float32)[[0, 3, 1]])
+    c.fetch("label_smooth uniform", _op("label_smooth", {"X": onehot}, {"epsilon": 0.1}))
+    prior = c.data("prior", np.array([[0.1, 0.2, 0.3, 0.4]], np.float32))
+    c.fetch("label_smooth prior", _op("label_smooth", {"X": onehot, "PriorDist": prior},
+                                      {"epsilon": 0.2}))
+    for attrs in ({"dim": [1]}, {"dim": [0], "keep_dim": True}, {"dim": [0], "reduce_all": True}):
+        c.fetch(f"reduce_prod {attrs}", _op("reduce_prod", {"X": x}, attrs))
+
+
+# --- model cases ----------------------------------------------------------------------------------
+@case
+def transformer_encoder(c: Case):
+    """Embedding (padding_idx 0) + one nn.TransformerEncoderLayer with an additive mask."""
+    tokens = np.array([[5, 3, 9, 0, 0], [7, 1, 2, 4, 6]], np.int64)
+    ids = c.data("tokens", tokens)
+    mask = np.where(tokens == 0, -1e4, 0.0).astype(np.float32)[:, None, None, :]
+    m = c.data("mask", np.broadcast_to(mask, (2, 1, 5, 5)).copy())
+    emb = paddle.nn.Embedding(12, 8, padding_idx=0)
+    layer = paddle.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1)
+    layer.eval()
+    c.fetch("encoder output", layer(emb(ids), src_mask=m))
+
+
+def _rnn_case(c: Case, cls, **kwargs):
+    x = c.uniform("x", [3, 5, 4])
+    lengths = c.data("lengths", np.array([5, 2, 4], np.int64))
+    net = cls(4, 3, **kwargs)
+    out, state = net(x, sequence_length=lengths)
+    c.fetch("output", out)
+    for k, s in enumerate(state if isinstance(state, (list, tuple)) else [state]):
+        c.fetch(f"final state {k}", s)
+
+
+@case
+def lstm(c: Case):
+    _rnn_case(c, paddle.nn.LSTM, num_layers=2, direction="bidirect")
+
+
+@case
+def gru(c: Case):
+    _rnn_case(c, paddle.nn.GRU, num_layers=2, direction="bidirect")
+
+
+@case
+def simple_rnn(c: Case):
+    _rnn_case(c, paddle.nn.SimpleRNN, num_layers=1, direction="bidirect")
+
+
+@case
+def simple_rnn_relu(c: Case):
+    _rnn_case(c, paddle.nn.SimpleRNN, num_layers=2, activation="relu")
+
+
+# --- driver ---------------------------------------------------------------------------------------
+def build(name: str) -> None:
+    paddle.seed(2026)
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    c = Case(np.random.default_rng(sum(map(ord, name))))
+    with paddle.static.program_guard(main, startup):
+        CASES[name](c)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.Scope()
+    with paddle.static.scope_guard(scope):
+        exe.run(startup)
+        values = exe.run(main, feed=c.feeds, fetch_list=[v for _, v in c.fetches])
+        target = OUT / name
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        paddle.static.save_inference_model(str(target / "model"), c.feed_vars,
+                                           [v for _, v in c.fetches], exe, program=main)
+    fetch_names = [v.name for _, v in c.fetches]
+    np.savez(target / "inputs.npz", **c.feeds)
+    np.savez(target / "expected.npz", **dict(zip(fetch_names, values)))
+    meta = {"feeds": list(c.feeds), "fetches": fetch_names,
+            "labels": [label for label, _ in c.fetches]}
+    (target / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"{name}: {len(fetch_names)} fetches")
+
+
+def main(argv: list[str]) -> None:
+    paddle.enable_static()
+    _restore_legacy_apis()
+    for name in argv or list(CASES):
+        build(name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
