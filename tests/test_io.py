@@ -185,3 +185,31 @@ def test_pylayer_backward_blocks_are_dropped_and_blocks_renumbered():
         for op in b.ops:
             for name in op.input_arg_names:
                 assert b.find_var(name) is not None, name
+
+
+def test_py_func_programs_save_load_and_run(tmp_path, rng):
+    import helpers_callables as hc
+
+    x = static.data("x", [2, 3], "float32")
+    h = static.nn.fc(x, 3)
+    y = static.default_main_program().global_block().create_var("y", "float32", [2, 3])
+    static.py_func(hc.tanh, h, y, backward_func=hc.tanh_grad, skip_vars_in_backward_input=h)
+    exe = _startup()
+    feed = {"x": rng.standard_normal((2, 3)).astype(np.float32)}
+    want = exe.run(static.default_main_program(), feed=feed, fetch_list=[y])[0]
+    static.save_inference_model(str(tmp_path / "m"), [x], [y], exe)
+    refs = [op.attrs["forward_callable"] for op in load_program(str(tmp_path / "m.pdmodel"))
+            .global_block().ops if op.type == "py_func"]
+    assert refs == ["helpers_callables:tanh"]
+    with static.scope_guard(Scope()):
+        program, feeds, fetches = static.load_inference_model(str(tmp_path / "m"), exe)
+        np.testing.assert_array_equal(exe.run(program, feed=feed, fetch_list=fetches)[0], want)
+
+
+def test_unsaveable_callable_fails_before_any_file_is_written(tmp_path):
+    x = static.data("x", [2, 3], "float32")
+    y = static.default_main_program().global_block().create_var("y", "float32", [2, 3])
+    static.py_func(lambda a: a * 2, x, y)
+    with pytest.raises(PyirError, match="py_func"):
+        static.save_inference_model(str(tmp_path / "m"), [x], [y], static.Executor())
+    assert list(tmp_path.iterdir()) == []
