@@ -64,11 +64,17 @@ def _reshaped_grad(XShape, Out_grad):
 def reshape_target(x_shape: tuple, shape) -> tuple:
     """Paddle's reshape rule: 0 copies X's dim, one -1 takes what is left (-1 if unknown)."""
     out = [x_shape[i] if d == 0 else int(d) for i, d in enumerate(shape)]
-    if -1 in out:
-        known = int(np.prod([d for d in out if d != -1]))
-        total = int(np.prod(x_shape)) if all(d >= 0 for d in x_shape) else -1
-        if total >= 0 and out.count(-1) == 1:
-            out[out.index(-1)] = total // known if known else 0
+    if [int(d) for d in shape].count(-1) > 1:
+        raise ValueError(f"shape {list(shape)} has more than one -1")
+    known_in = int(np.prod([d for d in x_shape if d >= 0]))
+    known_out = int(np.prod([d for d in out if d >= 0]))
+    if all(d >= 0 for d in x_shape):
+        if -1 in out:
+            out[out.index(-1)] = known_in // known_out if known_out else 0
+        elif known_in != known_out:
+            raise ValueError(f"cannot reshape {known_in} elements into {list(shape)}")
+    elif -1 not in out and known_in and known_out % known_in:
+        raise ValueError(f"cannot reshape {list(x_shape)} into {list(shape)}")
     return tuple(out)
 
 
