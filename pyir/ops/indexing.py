@@ -507,7 +507,8 @@ def roll(X, ShiftsTensor, shifts, axis):
     return {"Out": _roll(X, list(shifts), axis)}
 
 
-@register_op("roll_grad", inputs=["X", "ShiftsTensor", "Out@GRAD"], outputs=["X@GRAD"],
+@register_op("roll_grad", inputs=["X", Slot("ShiftsTensor", dispensable=True), "Out@GRAD"],
+             outputs=["X@GRAD"],
              attrs=_ROLL_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="roll",
              doc="dX = dOut rolled back by -shifts")
 def roll_grad(X, ShiftsTensor, Out_grad, shifts, axis):
@@ -738,7 +739,8 @@ def top_k_v2(X, K, k, axis, largest, sorted):
     return {"Out": np.take_along_axis(X, idx, axis), "Indices": idx.astype(np.int64)}
 
 
-@register_op("top_k_v2_grad", inputs=["X", "K", "Indices", "Out@GRAD"], outputs=["X@GRAD"],
+@register_op("top_k_v2_grad", inputs=["X", Slot("K", dispensable=True), "Indices", "Out@GRAD"],
+             outputs=["X@GRAD"],
              attrs=_TOPK_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="top_k_v2",
              doc="dX[Indices] = dOut along axis, zero elsewhere")
 def top_k_v2_grad(X, K, Indices, Out_grad, k, axis, largest, sorted):
