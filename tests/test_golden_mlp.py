@@ -58,3 +58,18 @@ def test_loss_value_matches_paddle():
     expected = np.load(CASE / "expected.npz")["mean_0.tmp_0"]
     assert value.dtype == np.float32 and value.shape == ()
     np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_paddles_own_grad_program_runs_on_pyir_kernels():
+    """mlp_grad's backward (reduce_mean_grad, softmax_with_cross_entropy_grad, matmul_v2_grad,
+    sum, ...) as Paddle wrote it gives Paddle's gradients."""
+    case = GOLDEN / "mlp_grad"
+    program = load_program(str(case / "model_with_grad.pb"))
+    scope = pyir.static.global_scope()
+    for name, value in np.load(case / "params.npz").items():
+        scope[name] = value
+    expected = np.load(case / "expected.npz")
+    values = Executor().run(program, feed=dict(np.load(case / "inputs.npz")),
+                            fetch_list=list(expected.files))
+    for name, value in zip(expected.files, values):
+        np.testing.assert_allclose(value, expected[name], rtol=1e-5, atol=1e-6, err_msg=name)
