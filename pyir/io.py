@@ -351,7 +351,7 @@ def default_feed_names(program: Program) -> list[str]:
 
 
 def default_fetch_names(program: Program) -> list[str]:
-    """The outputs: fetch targets by `col`, else non-persistable variables no op reads."""
+    """The outputs: fetch targets by `col`, else non-persistable tensors no op reads."""
     targets = io_targets(program, "fetch")
     if targets:
         return targets
@@ -361,8 +361,8 @@ def default_fetch_names(program: Program) -> list[str]:
     for op in block.ops:
         for name in op.output_arg_names:
             var = block.vars.get(name)
-            if var is not None and name not in read and not var.persistable \
-                    and name != EMPTY_VAR:
+            if var is not None and var.dtype is not None and name not in read \
+                    and not var.persistable and name != EMPTY_VAR:
                 found[name] = None
     return list(found)
 

@@ -213,3 +213,21 @@ def test_unsaveable_callable_fails_before_any_file_is_written(tmp_path):
     with pytest.raises(PyirError, match="py_func"):
         static.save_inference_model(str(tmp_path / "m"), [x], [y], static.Executor())
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("case", ["mlp_grad", "pylayer_grad", "simple_net"])
+def test_load_model_reads_paddles_training_programs_with_explicit_params(case):
+    folder = GOLDEN / case
+    scope = Scope()
+    loaded = pio.load_model(str(folder / "model_with_grad.pb"),
+                            params=str(folder / "model.pdiparams"), scope=scope)
+    meta = json.loads((folder / "meta.json").read_text())
+    assert sorted(loaded.feed_names) == sorted(meta["feed_names"])
+    assert loaded.params_path == str(folder / "model.pdiparams")
+    with np.load(folder / "params.npz") as ref:
+        assert sorted(scope.vars) == sorted(ref.files)
+        for name in ref.files:
+            np.testing.assert_array_equal(scope[name], ref[name])
+    # without fetch ops the outputs are the tensors no op reads (never holder variables)
+    block = loaded.program.global_block()
+    assert all(block.var(n).dtype is not None for n in loaded.fetch_names)
