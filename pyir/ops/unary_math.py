@@ -74,6 +74,8 @@ _unary("rsqrt", lambda x: 1.0 / np.sqrt(x), lambda out, g: -0.5 * g * out ** 3,
 
 
 _ROUNDING_CASE = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.26, -0.74]], np.float32)
+# Points at least 0.1 from every jump, where finite differences see the zero gradient.
+_SMOOTH_CASE = np.array([[0.2, 1.3, -0.7], [2.1, -1.2, 0.3]])
 
 
 def _zero_grad(name, forward, doc, attrs=(), example_attrs=None):
@@ -88,7 +90,9 @@ def _zero_grad(name, forward, doc, attrs=(), example_attrs=None):
         name, inputs=["X"], outputs=["Out"], attrs=attrs, infer=same_as("X"),
         grad=default_grad(f"{name}_grad", uses=[]), doc=doc,
         examples=[Example({"X": _ROUNDING_CASE}, example_attrs,
-                          lambda X, **a: {"Out": forward(X, **a)}, grad=False)])
+                          lambda X, **a: {"Out": forward(X, **a)}, grad=False),
+                  Example({"X": _SMOOTH_CASE}, example_attrs,
+                          lambda X, **a: {"Out": forward(X, **a)})])
 
 
 def _zeros_like_grad(Out_grad):
@@ -128,7 +132,9 @@ def round_(X, decimals):
     doc="Out = -1, 0 or 1 by the sign of X (gradient: scale(dOut, 0), as Paddle emits)",
     examples=[Example({"X": np.array([[-2.0, 0.0, 3.5], [0.1, -0.1, 0.0]], np.float32)},
                       expect=lambda X: {"Out": np.array([[-1, 0, 1], [1, -1, 0]], np.float32)},
-                      grad=False)],
+                      grad=False),
+              Example({"X": _SMOOTH_CASE},
+                      expect=lambda X: {"Out": np.array([[1, 1, -1], [1, -1, 1]], np.float64)})],
 )
 def sign(X):
     return {"Out": np.sign(X)}
