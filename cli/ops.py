@@ -9,9 +9,9 @@ import click
 from pyir.errors import PyirError
 
 
-def _slot_text(slot) -> str:
-    marks = ("..." if slot.duplicable else "") + ("?" if slot.dispensable else "")
-    return slot.name + marks
+def _slot_text(slot: dict) -> str:
+    marks = ("..." if slot["duplicable"] else "") + ("?" if slot["dispensable"] else "")
+    return slot["name"] + marks
 
 
 def _default(spec):
@@ -40,8 +40,8 @@ def _format_op(info: dict) -> list[str]:
     from pyir.printer import format_value
 
     lines = [f"{info['type']}" + (f"  -- {info['doc']}" if info["doc"] else "")]
-    ins = ", ".join(_slot_text(_Slot(**s)) for s in info["inputs"]) or "-"
-    outs = ", ".join(_slot_text(_Slot(**s)) for s in info["outputs"]) or "-"
+    ins = ", ".join(_slot_text(s) for s in info["inputs"]) or "-"
+    outs = ", ".join(_slot_text(s) for s in info["outputs"]) or "-"
     lines.append(f"    inputs:  {ins}")
     lines.append(f"    outputs: {outs}")
     for a in info["attrs"]:
@@ -50,11 +50,6 @@ def _format_op(info: dict) -> list[str]:
     if info["grad_of"]:
         lines.append(f"    gradient of: {info['grad_of']}")
     return lines
-
-
-class _Slot:
-    def __init__(self, name, duplicable=False, dispensable=False, no_grad=False):
-        self.name, self.duplicable, self.dispensable = name, duplicable, dispensable
 
 
 @click.command("ops")

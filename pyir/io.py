@@ -26,7 +26,7 @@ from .builder import emit
 from .checker import EMPTY_VAR, check_program
 from .errors import FormatError, PyirError, Where
 from .framework import FEED_MINIBATCH, FETCH_LIST, Program, Variable
-from .params import read_params, write_params  # noqa: F401  (write_params: part of the API)
+from .params import read_params
 from .plan import io_targets
 from .serialize import PADDLE_VERSION, load_program
 

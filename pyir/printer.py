@@ -218,9 +218,11 @@ def _var_node(block: Block, name: str) -> str:
 
 
 def _dot_block(block: Block, lines: list[str], declared: set) -> None:
+    title = _q(f"block {block.idx}")
     lines.append(f"  subgraph cluster_{block.idx} {{")
-    lines.append(f"    label={_q(f'block {block.idx}')};")
-    lines.append(f"    {_q(f'block{block.idx}')} [shape=plaintext, label={_q(f'block {block.idx}')}];")
+    lines.append(f"    label={title};")
+    # an anchor node: edges from an op to the sub-block it runs end here
+    lines.append(f"    {_q(f'block{block.idx}')} [shape=plaintext, label={title}];")
     for var in block.vars.values():
         style = ", style=filled, fillcolor=lightgrey" if var.persistable else ""
         label = _q(var.name + "\n" + type_name(var))
