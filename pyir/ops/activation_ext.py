@@ -107,14 +107,15 @@ _activation(
     "relu6", [], ["Out"], lambda x: np.clip(x, 0, 6),
     lambda g, out: g * ((out > 0) & (out < 6)),
     lambda x: np.minimum(np.maximum(x, 0), 6), "Out = min(max(X, 0), 6)", scale=8.0)
+# Paddle 3.3.1's kernel ignores threshold / scale / offset and uses 6, 6, 3 (checked against
+# Paddle in tests/golden_cnn); the attributes are kept so Paddle's files load unchanged.
 _activation(
     "hard_swish", [Attr("threshold", _F, 6.0), Attr("scale", _F, 6.0), Attr("offset", _F, 3.0)],
-    ["X"], lambda x, t, s, o: x * np.clip(x + o, 0, t) / s,
-    lambda g, x, t, s, o: g * np.where(x + o <= 0, 0.0, np.where(x + o >= t, t / s,
-                                                                 (2 * x + o) / s)),
-    lambda x, threshold, scale, offset: np.array(
-        [v * min(max(v + offset, 0), threshold) / scale for v in x.ravel()]).reshape(x.shape),
-    "Out = X * min(max(X + offset, 0), threshold) / scale", scale=4.5,
+    ["X"], lambda x, t, s, o: x * np.clip(x + 3, 0, 6) / 6,
+    lambda g, x, t, s, o: g * np.where(x + 3 <= 0, 0.0, np.where(x + 3 >= 6, 1.0,
+                                                                 (2 * x + 3) / 6)),
+    lambda x, **_: np.array([v * min(max(v + 3, 0), 6) / 6 for v in x.ravel()]).reshape(x.shape),
+    "Out = X * min(max(X + 3, 0), 6) / 6 (Paddle ignores threshold, scale, offset)", scale=4.5,
     variants=[{"threshold": 4.0, "scale": 5.0, "offset": 2.0}])
 _activation(
     "hard_sigmoid", [Attr("slope", _F, 0.2), Attr("offset", _F, 0.5)], ["Out"],

@@ -181,17 +181,17 @@ _LN_ATTRS = [Attr("epsilon", T.FLOAT, EPS), Attr("begin_norm_axis", T.INT, 1)]
 
 def _infer_ln(ctx):
     x = ctx.input("X")
-    rows = ctx.attr("begin_norm_axis")
-    left = -1 if -1 in x.shape[:rows] else int(np.prod(x.shape[:rows]))
-    return {"Y": VarSpec(x.shape, x.dtype), "Mean": VarSpec((left,), x.dtype),
-            "Variance": VarSpec((left,), x.dtype)}
+    lead = tuple(x.shape[:ctx.attr("begin_norm_axis")])
+    return {"Y": VarSpec(x.shape, x.dtype), "Mean": VarSpec(lead, x.dtype),
+            "Variance": VarSpec(lead, x.dtype)}
 
 
 def _ln_expect(X, Scale=None, Bias=None, epsilon=EPS, begin_norm_axis=1):
     flat = X.reshape(int(np.prod(X.shape[:begin_norm_axis])), -1).astype(np.float64)
     y = (flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + epsilon)
     y = y * (1 if Scale is None else Scale) + (0 if Bias is None else Bias)
-    return {"Y": y.reshape(X.shape).astype(X.dtype), "Variance": flat.var(1).astype(X.dtype)}
+    return {"Y": y.reshape(X.shape).astype(X.dtype),
+            "Variance": flat.var(1).reshape(X.shape[:begin_norm_axis]).astype(X.dtype)}
 
 
 @register_op(
@@ -217,7 +217,8 @@ def layer_norm(X, Scale, Bias, epsilon, begin_norm_axis):
         y = y * Scale.reshape(1, -1)
     if Bias is not None:
         y = y + Bias.reshape(1, -1)
-    return {"Y": y.reshape(X.shape), "Mean": mean.reshape(rows), "Variance": var.reshape(rows)}
+    lead = X.shape[:begin_norm_axis]  # Paddle keeps the leading dims: Mean is [N, T], not [N*T]
+    return {"Y": y.reshape(X.shape), "Mean": mean.reshape(lead), "Variance": var.reshape(lead)}
 
 
 @register_op(

@@ -23,11 +23,18 @@ _ATTRS = [
 ]
 
 
-def _plan(hw, ksize, global_pooling, strides, paddings, adaptive, ceil_mode,
+def _plan(hw, pooling_type, ksize, global_pooling, strides, paddings, adaptive, ceil_mode,
           padding_algorithm):
-    """(ksize, strides, pads, out_hw) of a fixed-window pooling; out_hw alone when adaptive."""
+    """(ksize, strides, pads, out_hw) of a fixed-window pooling; out_hw alone when adaptive.
+
+    Paddle 3.3.1's pool2d kernel takes `adaptive` only for avg: adaptive max gets out = ksize
+    but fixed ksize windows moved by `strides` (checked against Paddle, see golden_cnn).
+    """
     if global_pooling:
         return tuple(hw), (1, 1), ((0, 0), (0, 0)), (1, 1)
+    if adaptive and pooling_type == "max":
+        pads, _ = resolve_padding(paddings, "EXPLICIT", hw, ksize, strides)
+        return tuple(ksize), tuple(strides), pads, tuple(ksize)
     if adaptive:
         return tuple(ksize), None, None, tuple(ksize)
     pads, _ = resolve_padding(paddings, padding_algorithm, hw, ksize, strides)
@@ -43,17 +50,20 @@ def _infer(ctx):
     fmt = ctx.attr("data_format")
     hw = (x.shape[1], x.shape[2]) if fmt == "NHWC" else (x.shape[2], x.shape[3])
     a = ctx.attrs
-    *_, out_hw = _plan(hw, a["ksize"], a["global_pooling"], a["strides"], a["paddings"],
-                       a["adaptive"], a["ceil_mode"], a["padding_algorithm"])
+    *_, out_hw = _plan(hw, a["pooling_type"], a["ksize"], a["global_pooling"], a["strides"],
+                       a["paddings"], a["adaptive"], a["ceil_mode"], a["padding_algorithm"])
     n, c = x.shape[0], (x.shape[3] if fmt == "NHWC" else x.shape[1])
     shape = (n, *out_hw, c) if fmt == "NHWC" else (n, c, *out_hw)
     return {"Out": VarSpec(shape, x.dtype)}
 
 
 def _axis_bounds(size, k, s, pad, out, exclusive):
-    """Window [start, end) per output index along one axis, and the avg divisor's factor."""
+    """Window [start, end) per output index along one axis, and the avg divisor's factor.
+
+    As in Paddle, a window ends at most `pad[0]` (the *leading* padding) past the input.
+    """
     raw = np.arange(out) * s - pad[0]
-    end = np.minimum(raw + k, size + pad[1])
+    end = np.minimum(raw + k, size + pad[0])
     start, clipped = np.maximum(raw, 0), np.minimum(end, size)
     return start, clipped, (clipped - start) if exclusive else (end - raw)
 
@@ -131,19 +141,23 @@ def _adaptive_pool(x, pooling_type, out_hw):
         Example({"X": rand(2, 3, 4, 5)}, {"pooling_type": "avg", "ksize": [1, 1],
                                            "global_pooling": True},
                 lambda X, **a: {"Out": X.mean(axis=(2, 3), keepdims=True)}),
-        Example({"X": rand(1, 5, 4, 3)}, {"pooling_type": "max", "ksize": [2, 2],
+        Example({"X": rand(1, 5, 4, 3)}, {"pooling_type": "avg", "ksize": [2, 2],
                                            "adaptive": True, "data_format": "NHWC"},
                 lambda X, **a: {"Out": np.stack([np.stack([
-                    X[:, r0:r1, c0:c1].max(axis=(1, 2)) for c0, c1 in ((0, 2), (2, 4))], 1)
+                    X[:, r0:r1, c0:c1].mean(axis=(1, 2)) for c0, c1 in ((0, 2), (2, 4))], 1)
                     for r0, r1 in ((0, 3), (2, 5))], 1)}),
+        Example({"X": rand(1, 2, 5, 7)}, {"pooling_type": "max", "ksize": [2, 3],
+                                           "adaptive": True},
+                lambda X, **a: {"Out": _naive_pool(X, "max", (2, 3), (1, 1), (0, 0), (2, 3),
+                                                   True)}),
     ],
 )
 def pool2d(X, pooling_type, ksize, global_pooling, strides, paddings, exclusive, adaptive,
            ceil_mode, data_format, padding_algorithm):
     x = to_nchw(X, data_format)
-    k, s, pads, out_hw = _plan(x.shape[2:], ksize, global_pooling, strides, paddings, adaptive,
-                               ceil_mode, padding_algorithm)
-    if adaptive and not global_pooling:
+    k, s, pads, out_hw = _plan(x.shape[2:], pooling_type, ksize, global_pooling, strides,
+                               paddings, adaptive, ceil_mode, padding_algorithm)
+    if s is None:
         out = _adaptive_pool(x, pooling_type, out_hw)
     elif global_pooling:
         reduce = np.max if pooling_type == "max" else np.mean
@@ -161,9 +175,9 @@ def pool2d(X, pooling_type, ksize, global_pooling, strides, paddings, exclusive,
 def pool2d_grad(X, Out, Out_grad, pooling_type, ksize, global_pooling, strides, paddings,
                 exclusive, adaptive, ceil_mode, data_format, padding_algorithm):
     x, out, g = (to_nchw(a, data_format) for a in (X, Out, Out_grad))
-    k, s, pads, out_hw = _plan(x.shape[2:], ksize, global_pooling, strides, paddings, adaptive,
-                               ceil_mode, padding_algorithm)
-    if adaptive and not global_pooling:
+    k, s, pads, out_hw = _plan(x.shape[2:], pooling_type, ksize, global_pooling, strides,
+                               paddings, adaptive, ceil_mode, padding_algorithm)
+    if s is None:
         dx = _adaptive_grad(x, out, g, pooling_type, out_hw)
     else:
         dx = _fixed_grad(x, out, g, pooling_type, k, s, pads, out_hw, exclusive)
@@ -212,10 +226,11 @@ def _first_max_mask(window, best):
 
 
 def _naive_pool(x, kind, k, s, p, out, exclusive):
-    """Per-cell loop reference for the examples (square, symmetric pads)."""
-    res = np.zeros(x.shape[:2] + (out, out), x.dtype)
-    for i in range(out):
-        for j in range(out):
+    """Per-cell loop reference for the examples (symmetric pads)."""
+    out = (out, out) if isinstance(out, int) else out
+    res = np.zeros(x.shape[:2] + tuple(out), x.dtype)
+    for i in range(out[0]):
+        for j in range(out[1]):
             r0, c0 = i * s[0] - p[0], j * s[1] - p[1]
             r1, c1 = r0 + k[0], c0 + k[1]
             win = x[:, :, max(r0, 0):min(r1, x.shape[2]), max(c0, 0):min(c1, x.shape[3])]
