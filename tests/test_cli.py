@@ -427,3 +427,18 @@ def test_run_path_finds_registered_callables(tmp_path, rng):
         result = run_fresh(*args, "-o", str(tmp_path / "y.npz"), env_path=env_path)
         assert result.returncode == 0, result.stderr
         np.testing.assert_array_equal(np.load(tmp_path / "y.npz")["y"], x * 2)
+
+
+# --- Paddle's own files ------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["mlp", "lenet"])
+def test_run_paddle_pdmodel_matches_paddle(name, tmp_path):
+    """`pyir run` on a model Paddle 3.3.1 saved (params from the sidecar .pdiparams)."""
+    golden = pathlib.Path(__file__).resolve().parent / "paddle_golden" / name
+    result = cli("run", golden / "model.pdmodel", "--feed", golden / "inputs.npz",
+                 "-o", tmp_path / "out.npz", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    got, want = np.load(tmp_path / "out.npz"), np.load(golden / "expected.npz")
+    assert sorted(got.files) == sorted(want.files)
+    for key in want.files:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-6)
