@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 from . import dtypes, registry
 from ._proto.framework_pb2 import AttrType, VarType
 from .framework import Block, Operator, Program, Variable
@@ -69,6 +71,9 @@ def format_value(value, attr_type: int | None = None) -> str:
         return f"block[{value}]"
     if attr_type == AttrType.BLOCKS:
         return "[" + ", ".join(f"block[{v}]" for v in value) + "]"
+    if attr_type in (AttrType.FLOAT, AttrType.FLOATS):
+        # FLOAT is float32 on the wire: show the shortest text that reads back the same
+        value = [_Float32(v) for v in value] if isinstance(value, list) else _Float32(value)
     if isinstance(value, (list, tuple)):
         shown = ", ".join(format_value(v) for v in value[:_LIST_LIMIT])
         more = f", ... ({len(value)} items)" if len(value) > _LIST_LIMIT else ""
@@ -78,6 +83,11 @@ def format_value(value, attr_type: int | None = None) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return repr(value)
+
+
+class _Float32(float):
+    def __repr__(self) -> str:
+        return str(np.float32(self))
 
 
 def _slots(slots: dict[str, list[str]]) -> str:

@@ -128,3 +128,14 @@ def test_printing_never_imports_callables():
     assert ref in outputs[0] and ref in outputs[1]
     assert printer.callable_references(program) == [
         {"block": 0, "op_index": 0, "op_type": "py_func", "role": "forward", "reference": ref}]
+
+
+def test_float32_attributes_print_as_written():
+    program = Program()
+    block = program.global_block()
+    block.create_var("x", "float32", [1])
+    block.append_op("scale", {"X": ["x"]}, {"Out": ["x"]}, {"scale": 0.1, "bias": [0.3]},
+                    {"scale": AttrType.FLOAT, "bias": AttrType.FLOATS})
+    parsed = Program.parse_from_string(program.serialize_to_string())
+    assert parsed.global_block().ops[0].attrs["scale"] != 0.1  # float32 on the wire
+    assert "{scale=0.1, bias=[0.3]}" in printer.format_op(parsed.global_block().ops[0])
