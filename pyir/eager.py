@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import numbers
 from typing import Any
 
 import numpy as np
@@ -189,27 +190,67 @@ def _tensor_function(name: str, missing_ok: bool = False):
     return fn
 
 
-def _operator(fn_name: str, reverse: bool = False):
-    def op(self, other):
-        fn = _tensor_function(fn_name)
-        other = other if isinstance(other, Tensor) else Tensor(np.asarray(other, self.dtype))
-        return fn(other, self) if reverse else fn(self, other)
-
-    op.__name__ = fn_name
-    return op
+def _other(self: Tensor, other) -> Tensor:
+    """The second operand of an operator as a Tensor (a Python scalar takes self's dtype)."""
+    if isinstance(other, Tensor):
+        return other
+    return Tensor(np.asarray(other, dtype=self.dtype if np.isscalar(other) else None))
 
 
-for _dunder, _fn in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                     ("truediv", "divide"), ("pow", "pow"), ("matmul", "matmul"),
-                     ("floordiv", "floor_divide"), ("mod", "remainder")]:
-    setattr(Tensor, f"__{_dunder}__", _operator(_fn))
-    setattr(Tensor, f"__r{_dunder}__", _operator(_fn, reverse=True))
-for _dunder, _fn in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less_than"),
-                     ("le", "less_equal"), ("gt", "greater_than"), ("ge", "greater_equal")]:
-    setattr(Tensor, f"__{_dunder}__", _operator(_fn))
-Tensor.__hash__ = object.__hash__
-Tensor.__neg__ = lambda self: _tensor_function("scale")(self, -1.0)
-Tensor.__abs__ = lambda self: _tensor_function("abs")(self)
+def _elementwise(op_type: str, reflected: bool = False):
+    def method(self, other):
+        a, b = (_other(self, other), self) if reflected else (self, _other(self, other))
+        return run_op(op_type, {"X": a, "Y": b}, {"axis": -1})["Out"]
+
+    return method
+
+
+def _scalar_or(op_type: str, scalar_rule, reflected: bool = False, to_float: bool = False):
+    """A Python scalar operand becomes a `scale` op (as Paddle emits); a tensor one an
+    elementwise op. Integer tensors divide as float32, as in Paddle."""
+    tensor_rule = _elementwise(op_type, reflected)
+
+    def method(self, other):
+        if to_float and not np.issubdtype(self.dtype, np.floating):
+            self = _tensor_function("cast")(self, "float32")
+        if scalar_rule is not None and isinstance(other, numbers.Number) and \
+                not isinstance(other, bool):
+            return _tensor_function("scale")(self, *scalar_rule(float(other)))
+        return tensor_rule(self, other)
+
+    return method
+
+
+_OPERATORS = {
+    "__add__": _scalar_or("elementwise_add", lambda s: (1.0, s)),
+    "__radd__": _scalar_or("elementwise_add", lambda s: (1.0, s), reflected=True),
+    "__sub__": _scalar_or("elementwise_sub", lambda s: (1.0, -s)),
+    "__rsub__": _scalar_or("elementwise_sub", lambda s: (-1.0, s), reflected=True),
+    "__mul__": _scalar_or("elementwise_mul", lambda s: (s, 0.0)),
+    "__rmul__": _scalar_or("elementwise_mul", lambda s: (s, 0.0), reflected=True),
+    "__truediv__": _scalar_or("elementwise_div", lambda s: (1.0 / s, 0.0), to_float=True),
+    "__rtruediv__": _scalar_or("elementwise_div", None, reflected=True, to_float=True),
+    "__pow__": lambda self, other: _tensor_function("pow")(
+        self, other if isinstance(other, numbers.Number) else _other(self, other)),
+    "__rpow__": _elementwise("elementwise_pow", reflected=True),
+    "__floordiv__": _elementwise("elementwise_floordiv"),
+    "__rfloordiv__": _elementwise("elementwise_floordiv", reflected=True),
+    "__mod__": _elementwise("elementwise_mod"),
+    "__rmod__": _elementwise("elementwise_mod", reflected=True),
+    "__matmul__": lambda self, other: _tensor_function("matmul")(self, _other(self, other)),
+    "__rmatmul__": lambda self, other: _tensor_function("matmul")(_other(self, other), self),
+    "__neg__": lambda self: _tensor_function("scale")(self, -1.0),
+    "__abs__": lambda self: _tensor_function("abs")(self),
+    "__eq__": _elementwise("equal"),
+    "__ne__": _elementwise("not_equal"),
+    "__lt__": _elementwise("less_than"),
+    "__le__": _elementwise("less_equal"),
+    "__gt__": _elementwise("greater_than"),
+    "__ge__": _elementwise("greater_equal"),
+}
+for _name, _method in _OPERATORS.items():
+    setattr(Tensor, _name, _method)
+Tensor.__hash__ = object.__hash__  # defining __eq__ would otherwise drop it
 
 
 def _array(value) -> np.ndarray:
@@ -481,5 +522,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     return result
 
 
+def rand(shape, dtype=None, name: str | None = None):
+    """Samples of U[0, 1) (op `uniform_random`), eager or static like `pyir.uniform`.
+
+    Example:
+        >>> noise = pyir.rand([2, 3], dtype="float64")
+    """
+    return _tensor_function("uniform")(shape, dtype, min=0.0, max=1.0, name=name)
+
+
 __all__ = ["Tensor", "to_tensor", "run_op", "no_grad", "is_grad_enabled", "set_grad_enabled",
-           "grad"]
+           "grad", "rand"]

@@ -9,8 +9,9 @@ The layout is Paddle's (wire-format.md §4):
               assign(<Out>@GRAD) -> local; backward_fn's ops; its results renamed (or
               assigned) to <Input>@GRAD by position
 
-One deviation from Paddle: `<Out>@GRAD` is declared in block B (Paddle leaves it undeclared
-until the backward pass adds it to block P), so a forward-only program passes the checker.
+As in Paddle, `<Out>@GRAD` is not declared by the forward program: the backward pass declares
+it in block P when it appends `pylayer_grad` (the checker knows backward blocks name such
+gradients early).
 
 The sub-blocks run on their inputs, the outputs' gradients, the forward block's own values and
 persistable variables. A sub-block that reads any other variable of an enclosing block is
@@ -145,9 +146,10 @@ def _build_backward(program, parent: Block, forward: Block, backward_fn, var_inp
         backward.forward_block_idx = forward.idx
         grads = []
         for out in outs:
-            declared = backward.create_var(grad_name(out.name), out.dtype, out.shape)
+            # Not added to any block: the backward pass declares it (Paddle's layout).
+            out_grad = Variable(parent, grad_name(out.name), out.dtype, out.shape)
             local = backward.create_var(None, out.dtype, out.shape)
-            emit("assign", {"X": declared}, outputs={"Out": local})
+            emit("assign", {"X": out_grad}, outputs={"Out": local})
             grads.append(local)
         results = backward_fn(*grads)
         _bind_results(backward, results, var_inputs)

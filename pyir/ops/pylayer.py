@@ -41,15 +41,15 @@ def block_reads(block: Block) -> list[str]:
     """Names the block reads before writing them: its free variables, in first-read order.
 
     Reads of an op's sub-blocks count too, except names the sub-block declares itself and the
-    op's own outputs (a pylayer's backward block reads its forward outputs from the step scope).
+    op's own outputs and their gradients (a pylayer's backward block gets those from the op).
     """
     written: set[str] = set()
     reads: dict[str, None] = {}
     for op in block.ops:
         names = list(op.input_arg_names)
+        given = set(op.output_arg_names) | {grad_name(n) for n in op.output_arg_names}
         for sub in sub_blocks(op):
-            names += [n for n in block_reads(sub)
-                      if n not in sub.vars and n not in op.output_arg_names]
+            names += [n for n in block_reads(sub) if n not in sub.vars and n not in given]
         for name in names:
             if name not in written and name != EMPTY_VAR:
                 reads[name] = None
