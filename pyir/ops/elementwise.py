@@ -75,8 +75,10 @@ def _binary(name, forward, dx, dy, doc, positive=False, differentiable=True):
                  attrs=attrs, grad_of=op_type, doc=f"gradient of {op_type}")
     def grad_kernel(X, Y, Out, Out_grad, axis):
         x, y = _aligned(X, Y, axis)
-        return {"X@GRAD": unbroadcast(dx(x, y, Out_grad), X.shape).astype(X.dtype, copy=False),
-                "Y@GRAD": unbroadcast(dy(x, y, Out_grad), Y.shape).astype(Y.dtype, copy=False)}
+        # Sum over broadcasting in the axis-aligned shapes, then drop the alignment dims.
+        gx = unbroadcast(dx(x, y, Out_grad), x.shape).reshape(X.shape)
+        gy = unbroadcast(dy(x, y, Out_grad), y.shape).reshape(Y.shape)
+        return {"X@GRAD": gx.astype(X.dtype, copy=False), "Y@GRAD": gy.astype(Y.dtype, copy=False)}
 
 
 _binary("add", np.add, lambda x, y, g: g, lambda x, y, g: g, "Out = X + Y")
