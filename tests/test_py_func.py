@@ -429,3 +429,59 @@ def test_paddle_simple_net_runs_with_bound_ids_and_matches_paddle():
         for name, value in zip(meta["fetch_names"], got):
             np.testing.assert_allclose(value, expected[name], rtol=tol["rtol"], atol=tol["atol"],
                                        err_msg=name)
+
+
+# --- the seed samples, in process ------------------------------------------------------------
+SAMPLES = GOLDEN.parent.parent / "samples"
+
+
+def run_sample(name: str, monkeypatch):
+    import runpy
+
+    monkeypatch.syspath_prepend(str(SAMPLES))
+    return runpy.run_path(str(SAMPLES / name), run_name="__main__")
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def _numpy_net(x, scope):
+    h = x.astype("float64")
+    for i in range(4):
+        h = np.tanh(h @ scope[f"fc_{i}.w_0"] + scope[f"fc_{i}.b_0"])
+    return _softmax(h @ scope["fc_4.w_0"] + scope["fc_4.b_0"])
+
+
+@pytest.mark.parametrize("name", ["seed003_example1.py", "seed003_example1_registered.py"])
+def test_seed003_example1_runs_in_process(name, monkeypatch, capsys):
+    ns = run_sample(name, monkeypatch)
+    printed = capsys.readouterr().out
+    assert printed.count("[[") >= 4  # the four debug py_funcs printed their inputs
+    prediction = _numpy_net(ns["input1"], static.global_scope())
+    label = ns["input2"]
+    expected = -np.log(_softmax(prediction)[np.arange(1), label]).mean()  # softmax twice, as seed
+    np.testing.assert_allclose(ns["out"][0], expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["seed003_example2.py", "seed003_example2_registered.py"])
+def test_seed003_example2_prints_the_documented_sum(name, monkeypatch, capsys):
+    documented = [np.array([[5, 9, 9], [7, 5, 2]], "int32"), np.array([[7, 8, 4], [1, 3, 3]],
+                                                                     "int32")]
+    monkeypatch.setattr(np.random, "randint", lambda *a, **k: documented.pop(0))
+    with pytest.warns(ShapeWarning, match=r"returned shape \[2, 3\] .* declared \[3, 1\]"):
+        run_sample(name, monkeypatch)
+    assert "= [array([[12, 17, 13],\n       [ 8,  8,  5]], dtype=int32)]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["seed000_fluid_py_func.py",
+                                  "seed000_fluid_py_func_registered.py"])
+def test_seed000_runs_in_process(name, monkeypatch, capsys):
+    ns = run_sample(name, monkeypatch)
+    (loss,) = ns["exe"].run(static.default_main_program(), feed=ns["feed"],
+                            fetch_list=[ns["avg_loss"]])
+    prediction = _numpy_net(ns["feed"]["img"], static.global_scope())
+    expected = -np.log(prediction[0, ns["feed"]["label"][0, 0]])
+    np.testing.assert_allclose(loss, expected, rtol=1e-5)
+    assert capsys.readouterr().out.count("[[") >= 8  # debug ops ran in both runs
