@@ -149,19 +149,21 @@ def _load_npz(path: str, model: str) -> dict:
 
 
 def _train(exe, program, feed: dict, fetch_names: list, scope, steps: int) -> list:
-    """Run `steps` times; the first fetch is shown as the loss in a progress bar on stderr."""
+    """Run `steps` times; the first fetch is shown as the loss (progress bar on stderr, then
+    one line with its first and last values)."""
     results: list = []
+    losses: list[float] = []
     loss_name = fetch_names[0]
 
     def show(_):
-        if not results:
-            return ""
-        return f"{loss_name} {float(np.mean(results[0])):.6g}"
+        return f"{loss_name} {losses[-1]:.6g}" if losses else ""
 
     with click.progressbar(range(steps), label="training", file=sys.stderr,
                            item_show_func=show, show_pos=True) as bar:
         for _ in bar:
             results = exe.run(program, feed=feed, fetch_list=fetch_names, scope=scope)
+            losses.append(float(np.mean(results[0])))
+    click.echo(f"{steps} steps: {loss_name} {losses[0]:.6g} -> {losses[-1]:.6g}", err=True)
     return results
 
 
@@ -169,7 +171,7 @@ def _print_outputs(named: dict) -> None:
     for name, value in named.items():
         value = np.asarray(value)
         click.echo(f"{name}: {value.dtype} {list(value.shape)}")
-        click.echo(np.array2string(value) if value.ndim else repr(value.item()))
+        click.echo(np.array2string(value))
 
 
 def write_npz(path: str, arrays: dict) -> None:
