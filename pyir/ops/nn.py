@@ -163,7 +163,7 @@ def _stable_log_softmax(X, axis):
     return (z - np.log(np.exp(z).sum(axis=axis, keepdims=True))).astype(X.dtype)
 
 
-_SOFTMAX_ATTRS = [Attr("axis", T.INT, -1), Attr("data_format", T.STRING, "AnyLayout")]
+_SOFTMAX_ATTRS = [Attr("axis", T.INT, -1)]  # data_format etc. are Paddle "extra" attrs
 
 
 @register_op(
@@ -172,7 +172,7 @@ _SOFTMAX_ATTRS = [Attr("axis", T.INT, -1), Attr("data_format", T.STRING, "AnyLay
     doc="Out = exp(X - max) / sum(exp(X - max)) along axis (X - max clipped at -64)",
     examples=_softmax_examples(_stable_softmax),
 )
-def softmax(X, axis, data_format):
+def softmax(X, axis):
     return {"Out": softmax_np(X, axis)}
 
 
@@ -181,7 +181,7 @@ def softmax(X, axis, data_format):
     infer=same_as("Out", out="X@GRAD"), grad_of="softmax",
     doc="dX = Out * (dOut - sum(dOut * Out, axis))",
 )
-def softmax_grad(Out, Out_grad, axis, data_format):
+def softmax_grad(Out, Out_grad, axis):
     dx = Out * (Out_grad - (Out_grad * Out).sum(axis=axis, keepdims=True))
     return {"X@GRAD": dx.astype(Out.dtype, copy=False)}
 
