@@ -68,6 +68,8 @@ class Case:
         self.feeds: dict[str, np.ndarray] = {}
         self.feed_vars = []
         self.fetches: list[tuple[str, object]] = []
+        self.grad_inputs: list[tuple[str, object]] = []
+        self.terms: list = []
 
     def data(self, name: str, value) -> object:
         value = np.asarray(value)
@@ -81,6 +83,18 @@ class Case:
 
     def fetch(self, label: str, var) -> None:
         self.fetches.append((label, var))
+
+    def grad_input(self, label: str, name: str, value) -> object:
+        """A fed float input that gets a gradient; `label` names the op it checks."""
+        var = self.data(name, np.asarray(value, np.float32))
+        var.stop_gradient = False
+        self.grad_inputs.append((label, var))
+        return var
+
+    def term(self, out) -> None:
+        """Add mean(out * w) to the loss, w a fed random weight (so every dOut differs)."""
+        w = self.uniform(f"w{len(self.terms)}", list(out.shape))
+        self.terms.append(_op("mean", {"X": _op("elementwise_mul", {"X": out, "Y": w})}))
 
 
 def _op(op_type: str, inputs: dict, attrs: dict | None = None, outs=None, dtype=None):
@@ -250,6 +264,74 @@ def ordering(c: Case):
         c.fetch(f"reduce_prod {attrs}", _op("reduce_prod", {"X": x}, attrs))
 
 
+# --- gradient cases: Paddle's append_backward programs and gradients -----------------------
+GRAD_CASES = set()
+
+
+def grad_case(fn):
+    GRAD_CASES.add(fn.__name__)
+    return case(fn)
+
+
+@grad_case
+def grads_linalg_indexing(c: Case):
+    def gi(label, shape, low=-1.0, high=1.0):
+        return c.grad_input(label, label.split()[0] + f"_{len(c.grad_inputs)}",
+                            c.rng.uniform(low, high, shape))
+
+    x, y = gi("matmul X", [2, 4, 3]), gi("matmul Y", [4, 2])
+    c.term(_op("matmul", {"X": x, "Y": y}, {"transpose_X": True, "alpha": 1.5}))
+    x, y = gi("bmm X", [2, 2, 3]), gi("bmm Y", [2, 3, 2])
+    c.term(_op("bmm", {"X": x, "Y": y}))
+    c.term(_op("p_norm", {"X": gi("p_norm p=2", [3, 4])}, {"porder": 2.0, "axis": 1}))
+    c.term(_op("p_norm", {"X": gi("p_norm p=3 keepdim", [3, 4])},
+               {"porder": 3.0, "axis": 0, "keepdim": True}))
+    ids = c.data("ids", np.array([[1, 2, 0], [3, 2, 2]], np.int64))
+    c.term(_op("lookup_table_v2", {"Ids": ids, "W": gi("lookup_table_v2 W padding_idx=2",
+                                                       [4, 3])}, {"padding_idx": 2}))
+    idx = c.data("idx", np.array([[0, 1], [2, 3], [0, 1]], np.int64))
+    c.term(_op("gather_nd", {"X": gi("gather_nd X", [3, 4, 2]), "Index": idx}))
+    sel = c.data("sel", np.array([3, 0, 3], np.int64))
+    c.term(_op("index_select", {"X": gi("index_select X", [2, 4]), "Index": sel}, {"dim": 1}))
+    c.term(_op("strided_slice", {"Input": gi("strided_slice Input", [4, 6])},
+               {"axes": [0, 1], "starts": [-1, 5], "ends": [-10, 0], "strides": [-2, -2],
+                "infer_flags": [1, 1]}))
+    parts = _op("unstack", {"X": gi("unstack X", [2, 3])}, {"axis": 1, "num": 3},
+                outs={"Y": ("float32", 3)})
+    for part in parts["Y"]:
+        c.term(part)
+    c.term(_op("expand_v2", {"X": gi("expand_v2 X", [3, 1])}, {"shape": [2, 3, 4]}))
+    c.term(_op("expand_as_v2", {"X": gi("expand_as_v2 X", [1, 3])}, {"target_shape": [2, 3]}))
+    c.term(_op("tile", {"X": gi("tile X", [2, 3])}, {"repeat_times": [2, 1, 2]}))
+    cond = c.data("cond", np.array([[True, False, True], [False, False, True]]))
+    c.term(_op("where", {"Condition": cond, "X": gi("where X", [2, 3]),
+                         "Y": gi("where Y", [2, 3])}))
+    c.term(_op("cumsum", {"X": gi("cumsum exclusive reverse", [3, 4])},
+               {"axis": 1, "exclusive": True, "reverse": True}))
+    c.term(_op("tril_triu", {"X": gi("tril_triu X", [3, 4])}, {"lower": True, "diagonal": 1}))
+    c.term(_op("roll", {"X": gi("roll X", [3, 4])}, {"shifts": [1, -1], "axis": [0, 1]}))
+    c.term(_op("flip", {"X": gi("flip X", [3, 4])}, {"axis": [1]}))
+    c.term(_op("label_smooth", {"X": gi("label_smooth X", [2, 4])}, {"epsilon": 0.1}))
+    c.term(_op("reduce_prod", {"X": gi("reduce_prod X", [3, 4])}, {"dim": [1]}))
+    sorted_ = _op("argsort", {"X": gi("argsort X", [3, 4])}, {"axis": 0, "descending": True},
+                  outs={"Out": "float32", "Indices": "int64"})
+    c.term(sorted_["Out"])
+    top = _op("top_k_v2", {"X": gi("top_k_v2 X", [3, 5])}, {"k": 2},
+              outs={"Out": "float32", "Indices": "int64"})
+    c.term(top["Out"])
+
+
+@grad_case
+def grads_unary(c: Case):
+    domains = {"asin": (-0.8, 0.8), "acos": (-0.8, 0.8), "atanh": (-0.8, 0.8),
+               "acosh": (1.2, 3.0), "reciprocal": (0.5, 2.0), "rsqrt": (0.5, 2.0)}
+    for op in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+               "atanh", "erf", "reciprocal", "rsqrt", "floor", "ceil", "round", "sign"):
+        low, high = domains.get(op, (-1.0, 1.0))
+        x = c.grad_input(op, f"{op}_x", c.rng.uniform(low, high, [2, 3]))
+        c.term(_op(op, {"X": x}))
+
+
 # --- model cases ----------------------------------------------------------------------------------
 @case
 def transformer_encoder(c: Case):
@@ -301,6 +383,8 @@ def build(name: str) -> None:
     c = Case(np.random.default_rng(sum(map(ord, name))))
     with paddle.static.program_guard(main, startup):
         CASES[name](c)
+        if name in GRAD_CASES:
+            return _save_grad_case(name, c, main)
     exe = paddle.static.Executor(paddle.CPUPlace())
     scope = paddle.static.Scope()
     with paddle.static.scope_guard(scope):
@@ -318,6 +402,37 @@ def build(name: str) -> None:
             "labels": [label for label, _ in c.fetches]}
     (target / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"{name}: {len(fetch_names)} fetches")
+
+
+def _without_callstacks(program):
+    """Drop the Python stack traces Paddle records per op: they are most of a file's bytes."""
+    for op in program.global_block().ops:
+        if op.desc.has_attr("op_callstack"):
+            op.desc.remove_attr("op_callstack")
+    return program
+
+
+def _save_grad_case(name: str, c: Case, main) -> None:
+    """model_forward.pb, model_with_grad.pb (Paddle's append_backward), inputs, loss + grads."""
+    loss = _op("sum", {"X": c.terms})
+    forward = _without_callstacks(main).desc.serialize_to_string()
+    paddle.static.append_backward(loss)
+    _without_callstacks(main)
+    grads = [var.name + "@GRAD" for _, var in c.grad_inputs]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        values = exe.run(main, feed=c.feeds, fetch_list=[loss.name] + grads)
+    target = OUT / name
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    (target / "model_forward.pb").write_bytes(forward)
+    (target / "model_with_grad.pb").write_bytes(main.desc.serialize_to_string())
+    np.savez(target / "inputs.npz", **c.feeds)
+    np.savez(target / "expected.npz", **dict(zip([loss.name] + grads, values)))
+    meta = {"kind": "grad", "loss": loss.name, "feeds": list(c.feeds), "grads": grads,
+            "labels": [label for label, _ in c.grad_inputs]}
+    (target / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"{name}: {len(grads)} gradients")
 
 
 def main(argv: list[str]) -> None:
