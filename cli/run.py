@@ -59,6 +59,7 @@ def run(model, params, feeds, fetches, out, paths, steps, save_params, quiet) ->
     scope = Scope()
     with search_path(list(paths)):
         loaded = load_model(model, params=params, scope=scope)
+        _check_params_found(loaded, model)
         feed = bind_feeds(feeds, list(loaded.feed_names), model)
         fetch_names = list(fetches) or list(loaded.fetch_names)
         if not fetch_names:
@@ -77,6 +78,17 @@ def run(model, params, feeds, fetches, out, paths, steps, save_params, quiet) ->
         write_npz(out, named)
     if save_params:
         _save_params(loaded, scope, params or loaded.params_path, model)
+
+
+def _check_params_found(loaded, model: str) -> None:
+    from pyir.io import persistable_names
+
+    names = persistable_names(loaded.program)
+    if names and loaded.params_path is None:
+        sidecar = os.path.splitext(model)[0] + ".pdiparams"
+        raise PyirError(f"the program has {len(names)} parameters ({names[0]}, ...) but there "
+                        f"is no {sidecar}; pass --params FILE (.pdiparams or .npz)",
+                        Where(file=model))
 
 
 def bind_feeds(specs: tuple[str, ...], inputs: list[str], model: str) -> dict:

@@ -322,7 +322,21 @@ def test_run_missing_or_explicit_params(one, tmp_path):
     np.testing.assert_allclose(np.load(tmp_path / "y.npz")["fc_0.tmp_2"],
                                np.full((1, 2), np.tanh(0.5)), rtol=1e-6)
     (tmp_path / "one.pdiparams").unlink()
-    assert_one_line_error(cli("run", one, "--feed", x), "pyir run: error:")
+    assert_one_line_error(cli("run", one, "--feed", x), "pyir run: error:", "one.pdiparams",
+                          "--params")
+    assert_one_line_error(cli("run", one, "--feed", x, "--params", tmp_path / "nope.npz"),
+                          "nope.npz")
+
+
+def test_run_unknown_op_is_one_line_naming_the_op(tmp_path):
+    program = pyir.static.Program()
+    block = program.global_block()
+    block.create_var("a", "float32", [2])
+    block.create_var("b", "float32", [2])
+    block.append_op("frobnicate", {"X": ["a"]}, {"Out": ["b"]})
+    (tmp_path / "u.pb").write_bytes(program.serialize_to_string())
+    result = cli("run", tmp_path / "u.pb", "--fetch", "b")
+    assert_one_line_error(result, "u.pb", "op #0 frobnicate", "unknown op type")
 
 
 def test_run_output_is_atomic(one, tmp_path, monkeypatch):
