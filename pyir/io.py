@@ -101,11 +101,12 @@ def inference_program(program: Program, feed_names: list[str],
 
 
 def _sub_blocks(op) -> list[int]:
+    """The blocks `op` runs (indices the program does not have are the checker's business)."""
     found = []
     for name, value in op.attrs.items():
         if op.attr_types.get(name) in _BLOCK_ATTRS:
             found.extend(value if isinstance(value, list) else [value])
-    return found
+    return [i for i in found if 0 < i < len(op.block.program.blocks)]
 
 
 def _drop_backward_blocks(op, program: Program) -> None:
@@ -113,7 +114,8 @@ def _drop_backward_blocks(op, program: Program) -> None:
     them, as Paddle does for pylayer's `blocks = [forward, backward]`."""
     for name, value in op.attrs.items():
         if op.attr_types.get(name) == AttrType.BLOCKS:
-            op.attrs[name] = [i for i in value if not _is_backward(program.blocks[i])]
+            op.attrs[name] = [i for i in value if not (
+                0 < i < len(program.blocks) and _is_backward(program.blocks[i]))]
 
 
 def _is_backward(block) -> bool:
