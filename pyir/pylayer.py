@@ -169,19 +169,24 @@ def _bind_results(backward: Block, results, var_inputs: list) -> None:
                          f"{len(var_inputs)} Variable input(s) ({names}): return one gradient "
                          f"per input, in order (None for an input without gradient)",
                          Where(block=backward.idx))
-    written = block_writes(backward)
     for position, (grad, x) in enumerate(zip(flat, var_inputs)):
         if grad is None:
             continue
         _check_like(grad, x, position, backward)
         target = grad_name(x.name)
-        if grad.name in backward.vars and grad.name in written and grad.name != target and \
-                not grad.name.endswith("@GRAD"):
+        if _renamable(backward, grad.name):
             _rename(backward, grad.name, target)
-            written = block_writes(backward)
         elif grad.name != target:
             out = backward.create_var(target, x.dtype, x.shape)
             emit("assign", {"X": grad}, outputs={"Out": out})
+
+
+def _renamable(block: Block, name: str) -> bool:
+    """A result Paddle renames in place: a local of the block written by one plain op (not a
+    value from outside, not a result already renamed, not the output of a sub-block op)."""
+    writers = [op for op in block.ops if name in op.output_arg_names]
+    return (name in block.vars and not name.endswith("@GRAD") and len(writers) == 1
+            and not sub_blocks(writers[0]))
 
 
 def _check_like(grad: Variable, x: Variable, position: int, backward: Block) -> None:
