@@ -187,8 +187,9 @@ def _kept_attrs(op) -> set | None:
         return None
     if opdef.io is not None:
         return set(op.attrs)
-    # An attribute Paddle marks extra (`core.get_op_extra_attrs`) is declared `extra=True`.
-    return {a.name for a in opdef.attrs if not getattr(a, "extra", False)} | set(_KEPT_COMMON)
+    # Op definitions declare only the attributes Paddle does not mark extra
+    # (`core.get_op_extra_attrs`), so what they declare is what clip_extra keeps.
+    return {a.name for a in opdef.attrs} | set(_KEPT_COMMON)
 
 
 def _inference_attrs(op) -> None:
