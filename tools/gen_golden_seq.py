@@ -264,6 +264,58 @@ def ordering(c: Case):
         c.fetch(f"reduce_prod {attrs}", _op("reduce_prod", {"X": x}, attrs))
 
 
+@case
+def edges(c: Case):
+    """Tensor-valued attributes, integer inputs and the less common attribute values."""
+    x = c.uniform("x", [3, 5])
+    k = c.data("k", np.array([3], np.int32))
+    r = _op("top_k_v2", {"X": x, "K": k}, {"k": 1}, outs={"Out": "float32", "Indices": "int64"})
+    c.fetch("top_k_v2 K tensor values", r["Out"])
+    c.fetch("top_k_v2 K tensor indices", r["Indices"])
+    r = _op("top_k_v2", {"X": x}, {"k": 2, "axis": 0, "sorted": False},
+            outs={"Out": "float32", "Indices": "int64"})
+    c.fetch("top_k_v2 sorted=False values", r["Out"])
+    c.fetch("top_k_v2 sorted=False indices", r["Indices"])
+    s = c.uniform("s", [6, 4])
+    start = c.data("start", np.array([1], np.int64))
+    end = c.data("end", np.array([6], np.int32))
+    c.fetch("strided_slice StartsTensorList + EndsTensor",
+            _op("strided_slice", {"Input": s, "StartsTensorList": [start], "EndsTensor": end},
+                {"axes": [0], "starts": [-1], "ends": [-1], "strides": [2],
+                 "infer_flags": [-1]}))
+    e = c.uniform("e", [1, 4])
+    shape = c.data("shape", np.array([3, 4], np.int32))
+    c.fetch("expand_v2 Shape tensor", _op("expand_v2", {"X": e, "Shape": shape},
+                                          {"shape": [-1, -1]}))
+    reps = c.data("reps", np.array([2], np.int32))
+    c.fetch("tile repeat_times_tensor", _op("tile", {"X": e, "repeat_times_tensor": [reps, reps]},
+                                             {"repeat_times": [-1, -1]}))
+    dec = c.data("dec", np.array([1.25, -2.35, 0.05, 3.14159], np.float32))
+    c.fetch("round decimals=2", _op("round", {"X": dec}, {"decimals": 2}))
+    a = c.data("a", np.array([[0, 3, -2]], np.int32))
+    b = c.data("b", np.array([[1], [0]], np.int32))
+    c.fetch("logical_and int inputs", _op("logical_and", {"X": a, "Y": b}, dtype="bool"))
+    c.fetch("logical_not int input", _op("logical_not", {"X": a}, dtype="bool"))
+    c.fetch("equal int", _op("equal", {"X": a, "Y": b}, dtype="bool"))
+    full = c.data("full", np.array([[0, 1, 1], [2, 3, 0]], np.int64))
+    t = c.uniform("t", [3, 4, 2])
+    c.fetch("gather_nd full depth", _op("gather_nd", {"X": t, "Index": full}))
+    ints = c.data("ints", np.array([[4, -1, 7], [2, 2, -5]], np.int64))
+    c.fetch("cumsum int64 reverse", _op("cumsum", {"X": ints}, {"axis": 0, "reverse": True}))
+    c.fetch("arg_max int64 input", _op("arg_max", {"X": ints}, {"axis": -1}, dtype="int64"))
+    c.fetch("reduce_prod int64 keep_dim", _op("reduce_prod", {"X": ints},
+                                               {"dim": [-1], "keep_dim": True}))
+    # Paddle 3.3.1 rejects out-of-range labels even with allow_out_of_range=True.
+    labels = c.data("labels", np.array([0, 3, 2], np.int64))
+    depth = c.data("depth", np.array([4], np.int32))
+    c.fetch("one_hot_v2 depth_tensor",
+            _op("one_hot_v2", {"X": labels, "depth_tensor": depth},
+                {"depth": -1}, dtype="float32"))
+    args = {k: c.data(f"r64_{k}", np.array([v], np.float64))
+            for k, v in (("Start", 0.5), ("End", 2.0), ("Step", 0.5))}
+    c.fetch("range float64", _op("range", args))
+
+
 # --- gradient cases: Paddle's append_backward programs and gradients -----------------------
 GRAD_CASES = set()
 
