@@ -6,8 +6,9 @@ slots X and Out (both duplicable, may be empty); STRING attributes `forward_call
 Paddle's INT `forward_callable_id` / `backward_callable_id` (default -1, so Paddle reading a
 pyir file refuses it instead of calling whatever its id 0 is).
 
-    plan time   prepare      resolve the callable (pyir.callables), build the checked call
-    run time    kernel       call(X): fn(*X), then count / dtype / shape checks per output
+    plan time   prepare      resolve the callable (pyir.callables), bind it with its checks
+    run time    kernel       fn(*X); one ndarray of the declared dtype and shape passes on a
+                             fast path, anything else goes through _OutputChecker
     save time   check_save   refuse in-process-only callables (lambda, closure, unregistered)
     backward    _grad        one `py_func` grad op calling the backward callable
 """
@@ -22,6 +23,8 @@ from .. import callables, dtypes
 from ..errors import CallableError
 from ..registry import Attr, AttrType, Example, GradOp, Slot, register_op
 from ._helpers import EMPTY_VAR, grad_name, rand
+
+_ndarray = np.ndarray
 
 
 class ShapeWarning(UserWarning):
@@ -56,35 +59,25 @@ def _prepare(op, ctx) -> dict:
         specs.append((name, None if var is None else var.dtype,
                       None if var is None or var.shape is None else tuple(var.shape)))
     shown = callables.display(ref)
-    return {"call": _checked_call(fn, shown, tuple(op.input("X")), tuple(specs),
-                                  where.with_(callable=shown))}
+    checker = _OutputChecker(shown, tuple(op.input("X")), tuple(specs),
+                             where.with_(callable=shown))
+    return {"call": _bound(fn, checker)}
 
 
-def _checked_call(fn, ref: str, in_names: tuple, specs: tuple, where):
-    """call(X) -> {"Out": [arrays]}: runs `fn(*X)` and checks what it returns."""
-    checker = _OutputChecker(ref, in_names, specs, where)
-    if len(specs) == 1 and specs[0][1] is not None:
-        dtype, shape = specs[0][1], specs[0][2]
+def _bound(fn, checker) -> tuple:
+    """What the kernel unpacks: the callable, the one-output fast-path check, the checker and
+    a reused result dict (written after `fn` returns, so a nested run cannot clobber it)."""
+    specs = checker.specs
+    dtype, shape = (specs[0][1], specs[0][2]) if len(specs) == 1 else (None, None)
+    out_list = [None]
+    return fn, dtype, shape, _fits(shape), checker, out_list, {"Out": out_list}
 
-        def call_one(X):
-            try:
-                result = fn(*X)
-            except Exception as e:
-                raise checker.raised(e) from e
-            if type(result) is np.ndarray and result.dtype == dtype and result.shape == shape:
-                return {"Out": [result]}
-            return {"Out": checker.check(result)}
 
-        return call_one
-
-    def call(X):
-        try:
-            result = fn(*X)
-        except Exception as e:
-            raise checker.raised(e) from e
-        return {"Out": checker.check(result)}
-
-    return call
+def _fits(shape):
+    """A check of a returned shape against a declared one holding -1 (any size) dims."""
+    if shape is None or all(d >= 0 for d in shape):
+        return lambda actual: False  # `actual == shape` already said no
+    return lambda actual: _shape_matches(actual, shape)
 
 
 class _OutputChecker:
@@ -220,4 +213,13 @@ def _grad(op, opdef) -> list[GradOp]:
 )
 def py_func(X, backward_callable, backward_callable_id, backward_skip_vars, forward_callable,
             forward_callable_id, call):
-    return call(X)
+    fn, dtype, shape, fits, checker, out_list, out = call
+    try:
+        result = fn(*X)
+    except Exception as e:
+        raise checker.raised(e) from e
+    if type(result) is _ndarray and result.dtype is dtype and (result.shape == shape
+                                                               or fits(result.shape)):
+        out_list[0] = result
+        return out
+    return {"Out": checker.check(result)}
