@@ -8,6 +8,7 @@ module of this package.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -41,6 +42,10 @@ class PyirGroup(click.Group):
             return super().invoke(ctx)
         except PyirError as e:
             _fail(ctx, str(e))
+        except BrokenPipeError:
+            # `pyir ops | head`: the reader left; say nothing more (Python's recipe).
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except OSError as e:
             place = f"{e.filename}: " if e.filename else ""
             _fail(ctx, f"{place}{e.strerror or e}")
