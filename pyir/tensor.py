@@ -88,11 +88,8 @@ def _tmp_output(op_type: str, inputs: dict, attrs: dict, slot: str = "Out") -> V
     return block.create_var(unique_name.generate("tmp"), spec.dtype, spec.shape)
 
 
-def _operator(op_type: str, inputs: dict, attrs: dict | None = None):
+def _operator(op_type: str, inputs: dict, attrs: dict):
     """The op behind a Python operator on a Variable: its output is `tmp_N`, like Paddle's."""
-    attrs = attrs or {}
-    if not any(isinstance(v, Variable) for v in inputs.values()):
-        return apply_op(op_type, inputs, attrs)["Out"]
     out = _tmp_output(op_type, inputs, attrs)
     return emit(op_type, inputs, attrs, outputs={"Out": out})["Out"]
 
@@ -152,25 +149,25 @@ def matmul(x, y, transpose_x: bool = False, transpose_y: bool = False, name: str
                 {"trans_x": bool(transpose_x), "trans_y": bool(transpose_y)}, name=name)
 
 
-def _elementwise(kind: str, doc: str):
+def _elementwise(kind: str, public: str, symbol: str):
     op_type = f"elementwise_{kind}"
 
     def fn(x, y, name: str | None = None):
         return _out(op_type, {"X": x, "Y": y}, {"axis": -1}, name=name)
 
-    fn.__doc__ = f"""{doc} with numpy broadcasting (op `{op_type}`).
+    fn.__name__ = public
+    fn.__doc__ = f"""x {symbol} y with numpy broadcasting (op `{op_type}`).
 
     Example:
-        >>> z = pyir.{ {"add": "add", "sub": "subtract", "mul": "multiply",
-                        "div": "divide"}[kind]}(x, y)
+        >>> z = pyir.{public}(x, y)
     """
     return fn
 
 
-add = _elementwise("add", "x + y")
-subtract = _elementwise("sub", "x - y")
-multiply = _elementwise("mul", "x * y")
-divide = _elementwise("div", "x / y")
+add = _elementwise("add", "add", "+")
+subtract = _elementwise("sub", "subtract", "-")
+multiply = _elementwise("mul", "multiply", "*")
+divide = _elementwise("div", "divide", "/")
 
 
 def pow(x, y, name: str | None = None):  # noqa: A001 - Paddle's name

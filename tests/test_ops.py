@@ -58,8 +58,8 @@ def expected_outputs(example: registry.Example) -> dict:
 
 def _assert_matches(actual: np.ndarray, expected, what: str) -> None:
     expected = np.asarray(expected)
-    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype}, expected {expected.dtype}"
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, expected {expected.shape}"
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != {expected.dtype}"
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
     if np.issubdtype(expected.dtype, np.floating):
         tol = 1e-5 if expected.dtype == np.float32 else 1e-10
         np.testing.assert_allclose(actual, expected, rtol=tol, atol=tol, err_msg=what)
