@@ -51,13 +51,18 @@ def _restore_legacy_apis() -> None:
                 if original is not None and original is not wrapper:
                     setattr(target, name, original)
                     break
-    # 3.3.1 has no legacy Python path for matmul at all; nn layers reach it two ways.
+    # 3.3.1 has no legacy Python path for these at all; nn layers reach matmul two ways.
     paddle.matmul = sys.modules["paddle.tensor"].matmul = _legacy_matmul
+    paddle.nn.functional.gelu = _legacy_gelu
 
 
 def _legacy_matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """paddle.matmul as Paddle 2.x built it in static mode: one matmul_v2 op."""
     return _op("matmul_v2", {"X": x, "Y": y}, {"trans_x": transpose_x, "trans_y": transpose_y})
+
+
+def _legacy_gelu(x, approximate=False, name=None):
+    return _op("gelu", {"X": x}, {"approximate": approximate})
 
 
 class Case:
@@ -398,6 +403,19 @@ def transformer_encoder(c: Case):
     c.fetch("encoder output", layer(emb(ids), src_mask=m))
 
 
+@case
+def transformer_encoder_prenorm(c: Case):
+    """Two pre-norm nn.TransformerEncoder layers with gelu and a boolean padding mask."""
+    x = c.uniform("x", [2, 4, 8])
+    keep = np.array([[True, True, True, False], [True, True, True, True]])
+    m = c.data("mask", np.broadcast_to(keep[:, None, None, :], (2, 1, 4, 4)).copy())
+    layer = paddle.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation="gelu",
+                                              normalize_before=True)
+    encoder = paddle.nn.TransformerEncoder(layer, 2, norm=paddle.nn.LayerNorm(8))
+    encoder.eval()
+    c.fetch("encoder output", encoder(x, src_mask=m))
+
+
 def _rnn_case(c: Case, cls, **kwargs):
     x = c.uniform("x", [3, 5, 4])
     lengths = c.data("lengths", np.array([5, 2, 4], np.int64))
@@ -421,6 +439,17 @@ def gru(c: Case):
 @case
 def simple_rnn(c: Case):
     _rnn_case(c, paddle.nn.SimpleRNN, num_layers=1, direction="bidirect")
+
+
+@case
+def lstm_time_major_initial_states(c: Case):
+    x = c.uniform("x", [5, 2, 4])
+    h0, c0 = c.uniform("h0", [2, 2, 3]), c.uniform("c0", [2, 2, 3])
+    net = paddle.nn.LSTM(4, 3, num_layers=1, direction="bidirect", time_major=True)
+    out, (h, cell) = net(x, (h0, c0))
+    c.fetch("output", out)
+    c.fetch("final h", h)
+    c.fetch("final c", cell)
 
 
 @case
