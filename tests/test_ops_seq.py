@@ -99,3 +99,59 @@ def test_gradient_matches_paddle(case, index, program_file):
     what = f"{case} via {program_file}: d loss / d {meta['labels'][index]} ({name})"
     assert got.shape == want.shape and got.dtype == want.dtype, what
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=what)
+
+
+def test_pyir_run_cli_runs_the_saved_lstm_like_paddle(tmp_path):
+    from click.testing import CliRunner
+
+    from pyir.cli.main import main
+
+    case = GOLDEN / "lstm"
+    out = tmp_path / "out.npz"
+    result = CliRunner().invoke(main, ["run", str(case / "model.pdmodel"), "--params",
+                                       str(case / "model.pdiparams"), "--feed",
+                                       str(case / "inputs.npz"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    with np.load(out) as got, np.load(case / "expected.npz") as want:
+        for name in _meta("lstm")["fetches"]:
+            np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=2e-6,
+                                       err_msg=name)
+
+
+def _run_one(op_type: str, feed: dict, attrs: dict, outs=("Out",)):
+    from pyir.builder import emit
+    from pyir.framework import Program, program_guard
+
+    program = Program()
+    block = program.global_block()
+    inputs = {}
+    for slot, value in feed.items():
+        values = value if isinstance(value, list) else [value]
+        made = [block.create_var(f"{slot}_{i}", v.dtype, v.shape) for i, v in enumerate(values)]
+        inputs[slot] = made if isinstance(value, list) else made[0]
+    with program_guard(program, Program()):
+        result = emit(op_type, inputs, attrs)
+    flat = {f"{s}_{i}": v for s, value in feed.items()
+            for i, v in enumerate(value if isinstance(value, list) else [value])}
+    return Executor().run(program, feed=flat, fetch_list=[result[s] for s in outs])
+
+
+def test_one_hot_rejects_a_label_outside_depth_and_names_it():
+    with pytest.raises(pyir.PyirError, match=r"label 7 is outside \[0, 3\)"):
+        _run_one("one_hot_v2", {"X": np.array([1, 7], np.int64)}, {"depth": 3})
+
+
+def test_rnn_refuses_a_weight_list_of_the_wrong_length():
+    x = np.zeros((2, 1, 3), np.float32)
+    h0 = np.zeros((1, 1, 2), np.float32)
+    weights = [np.zeros((8, 3), np.float32), np.zeros((8, 2), np.float32)]
+    with pytest.raises(pyir.PyirError, match="needs 2 PreState tensors and 4 WeightList"):
+        _run_one("rnn", {"Input": x, "PreState": [h0, h0], "WeightList": weights},
+                 {"mode": "LSTM", "input_size": 3, "hidden_size": 2}, outs=("Out",))
+
+
+def test_legacy_compare_ignores_axis_where_elementwise_ops_honour_it():
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
+    y = np.array([2.0, 4.0, 6.0], np.float32)
+    (less,) = _run_one("less_than", {"X": x, "Y": y}, {"axis": 0})
+    np.testing.assert_array_equal(less, x < y[None, :])
