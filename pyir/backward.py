@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS
 from .errors import GradError, Where
@@ -120,6 +122,97 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
             renames[grad_var_name(target.name)] = _name(tgrad)
     grads = _run_pass(block, targets, [v.name for v in inputs], seeds, no_grad_set, renames)
     return [block.var(grads[v.name]) if v.name in grads else None for v in inputs]
+
+
+def differentiate(program: Program, loss: str | None = None, wrt=None,
+                  ) -> tuple[str, list[tuple[str, str]]]:
+    """Append the backward of `loss` w.r.t. `wrt` to `program` (what `pyir grad` does).
+
+    Args:
+        loss: the scalar's name; default: `default_loss(program)`.
+        wrt: names to differentiate against (their stop_gradient is cleared); default:
+            `default_wrt(program)`. Other parameters and inputs get no gradient.
+
+    Returns:
+        (loss name, [(name, gradient name)] in `wrt` order).
+
+    Example:
+        >>> loss, grads = differentiate(program, wrt=["fc_0.w_0", "x"])
+    """
+    block = program.global_block()
+    loss = loss or default_loss(program)
+    loss_var = _find(block, loss, "loss")
+    wrt = list(wrt) if wrt else default_wrt(program)
+    for name in wrt:
+        _find(block, name, "--wrt variable").stop_gradient = False
+    others = [n for n in _leaves(program) if n not in wrt]
+    append_backward(loss_var, parameter_list=[], no_grad_set=others)
+    missing = [n for n in wrt if block.find_var(grad_var_name(n)) is None]
+    if missing:
+        raise GradError(f"{loss!r} does not depend on {', '.join(map(repr, missing))}; nothing "
+                        f"to differentiate there", Where(file=program.source, var=missing[0]))
+    return loss, [(n, grad_var_name(n)) for n in wrt]
+
+
+def default_loss(program: Program) -> str:
+    """The program's single scalar float output: among its fetch targets, else among the
+    variables no op reads."""
+    from .plan import io_targets
+
+    block = program.global_block()
+    read = {n for op in block.ops for n in op.input_arg_names}
+    outputs = io_targets(program, "fetch") or list(dict.fromkeys(
+        n for op in block.ops for n in op.output_arg_names if n not in read))
+    scalars = [n for n in outputs if (v := block.find_var(n)) is not None and v.dtype is not None
+               and dtypes.is_float(v.dtype) and v.shape is not None
+               and int(np.prod(v.shape)) == 1 and not v.persistable]
+    if len(scalars) != 1:
+        raise GradError(f"cannot tell which output is the loss: {len(scalars)} scalar float "
+                        f"outputs {scalars} among {outputs[:8]}; name it with --loss",
+                        Where(file=program.source))
+    return scalars[0]
+
+
+def default_wrt(program: Program) -> list[str]:
+    """Every trainable parameter and every float input with stop_gradient=False.
+
+    A Paddle inference file does not record `is_parameter`/`stop_gradient`, so there every
+    persistable float tensor counts as a parameter.
+    """
+    from .plan import io_targets
+
+    block = program.global_block()
+    feeds = io_targets(program, "feed") or [v.name for v in block.vars.values()
+                                            if v.need_check_feed]
+    inputs = [n for n in feeds if (v := block.find_var(n)) is not None and not v.stop_gradient
+              and v.dtype is not None and dtypes.is_float(v.dtype)]
+    params = [n for n in _persistable_floats(program) if not block.var(n).stop_gradient]
+    return params + inputs
+
+
+def _leaves(program: Program) -> list[str]:
+    """Variables of the global block that no op writes: parameters and inputs."""
+    block = program.global_block()
+    written = {n for op in block.ops for n in op.output_arg_names}
+    return [n for n in block.vars if n not in written]
+
+
+def _persistable_floats(program: Program) -> list[str]:
+    block = program.global_block()
+    read = {n for op in block.ops for n in op.input_arg_names}
+    return [v.name for v in block.vars.values() if v.persistable and v.name in read
+            and v.dtype is not None and dtypes.is_float(v.dtype)]
+
+
+def _find(block: Block, name: str, what: str) -> Variable:
+    var = block.find_var(name)
+    if var is None:
+        floats = [v.name for v in block.vars.values()
+                  if v.dtype is not None and dtypes.is_float(v.dtype)]
+        raise GradError(f"no {what} {name!r} in the program (float variables: "
+                        f"{', '.join(floats[:12])}{', ...' if len(floats) > 12 else ''})",
+                        Where(file=block.program.source, var=name))
+    return var
 
 
 # --- the pass ----------------------------------------------------------------------------
@@ -467,4 +560,5 @@ def _where(op: Operator) -> Where:
                  op_type=op.type)
 
 
-__all__ = ["append_backward", "gradients", "grad_var_name", "strip_grad_suffix"]
+__all__ = ["append_backward", "gradients", "differentiate", "default_loss", "default_wrt",
+           "grad_var_name", "strip_grad_suffix"]

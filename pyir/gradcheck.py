@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dtypes, registry
-from .backward import append_backward, gradients, grad_var_name
+from .backward import differentiate, gradients, grad_var_name
 from .builder import emit
-from .errors import GradError
+from .errors import CallableError, GradError, KernelError
 from .executor import Executor, Scope
 from .framework import Program, Variable, program_guard, unique_name
 
@@ -200,20 +200,20 @@ def to_float64(program: Program) -> Program:
     return copy
 
 
-def check_program(program: Program, loss: str, feed: dict, scope: Scope, wrt: list[str],
+def check_program(program: Program, loss: str | None, feed: dict, scope: Scope, wrt,
                   eps: float = 1e-6, rtol: float = 1e-4, atol: float = 1e-6,
                   max_elements: int | None = 32, seed: int = 0) -> list[GradResult]:
     """Compare the appended backward of `loss` with finite differences, in float64.
 
     Args:
         program: the forward program (it is not modified: a float64 clone is differentiated).
-        loss: name of the scalar to differentiate.
+        loss: name of the scalar to differentiate (None: `default_loss`).
         feed: input name -> array; scope: holds the parameters.
-        wrt: names of the parameters / inputs to check.
+        wrt: names of the parameters / inputs to check (None: `default_wrt`).
         max_elements: elements sampled per variable (None: all of them).
 
     Returns:
-        One GradResult per name in `wrt`.
+        One GradResult per differentiated variable.
 
     Example:
         >>> for r in check_program(main, "mean_0.tmp_0", {"x": x}, scope, ["fc_0.w_0"]):
@@ -224,28 +224,31 @@ def check_program(program: Program, loss: str, feed: dict, scope: Scope, wrt: li
     params = Scope()
     for name in scope.local_var_names():
         params[name] = _as64(scope[name])
-    loss_var = prog.global_block().var(loss)
     fwd = prog.clone()
-    for name in wrt:
-        prog.global_block().var(name).stop_gradient = False
-    with program_guard(prog, Program()):
-        append_backward(loss_var)
+    loss, pairs = differentiate(prog, loss, wrt)
+    fetch = [g for _, g in pairs]
     exe = Executor()
     rng = np.random.default_rng(seed)
-    fetch = [grad_var_name(n) for n in wrt]
-    missing = [n for n, g in zip(wrt, fetch) if prog.global_block().find_var(g) is None]
-    if missing:
-        raise GradError(f"{loss!r} does not depend on {', '.join(map(repr, missing))}")
-    analytic = exe.run(prog, feed=values, fetch_list=fetch, scope=params)
+    analytic = _in_float64(lambda: exe.run(prog, feed=values, fetch_list=fetch, scope=params))
 
     results = []
-    for name, grad_name, a in zip(wrt, fetch, analytic):
+    for (name, grad_name), a in zip(pairs, analytic):
         f, point = _program_objective(exe, fwd, loss, values, params, name)
         idx = _sample(point.size, max_elements, rng)
-        numeric = _numeric_grad(f, {name: point}, name, eps, idx)
+        numeric = _in_float64(lambda: _numeric_grad(f, {name: point}, name, eps, idx))
         results.append(compare(name, grad_name, np.asarray(a).reshape(-1)[idx], numeric,
                                rtol, atol))
     return results
+
+
+def _in_float64(run):
+    """Run `run()`; a kernel failing on float64 data gets the reason the check uses float64."""
+    try:
+        return run()
+    except (KernelError, CallableError) as e:
+        raise GradError(f"{e.message} (the gradient check runs the program in float64: every "
+                        f"kernel and py_func callable must accept float64 arrays and return "
+                        f"their input's dtype)", e.where) from e
 
 
 def _program_objective(exe, program, loss, feed, params, name):
