@@ -192,10 +192,21 @@ def _kept_attrs(op) -> set | None:
     return {a.name for a in opdef.attrs} | set(_KEPT_COMMON)
 
 
+def _extra_outputs(op) -> set[str]:
+    """Output slots Paddle's clip_extra removes from the op (XShape, dropout's Mask, ...); their
+    variables stay declared. A definition marks them `Slot(..., extra=True)`."""
+    opdef = registry.lookup(op.type)
+    if opdef is None or opdef.io is not None:
+        return set()
+    return {s.name for s in opdef.outputs if getattr(s, "extra", False)}
+
+
 def _inference_attrs(op) -> None:
-    """is_test=True, extra attributes clipped, slots and attributes sorted by name."""
+    """is_test=True, extra attributes and outputs clipped, slots and attributes sorted by name."""
     if "is_test" in op.attrs:
         op.attrs["is_test"] = True
+    extra = _extra_outputs(op)
+    op.outputs = {k: v for k, v in op.outputs.items() if k not in extra}
     kept = _kept_attrs(op)
     names = sorted(n for n in op.attrs
                    if (n in kept if kept is not None else n not in _EXTRA_FOR_UNKNOWN))

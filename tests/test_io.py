@@ -231,3 +231,27 @@ def test_load_model_reads_paddles_training_programs_with_explicit_params(case):
     # without fetch ops the outputs are the tensors no op reads (never holder variables)
     block = loaded.program.global_block()
     assert all(block.var(n).dtype is not None for n in loaded.fetch_names)
+
+
+def test_extra_output_slots_are_clipped_but_their_variables_stay(monkeypatch):
+    from dataclasses import dataclass
+
+    from pyir import registry
+
+    @dataclass(frozen=True)
+    class ExtraSlot(registry.Slot):
+        extra: bool = True
+
+    base = registry.OPS["tanh"]
+    fake = registry.OpDef("fake_xshape", base.inputs, (registry.Slot("Out"), ExtraSlot("XShape")),
+                          (), base.kernel, None, None, False, "", ())
+    monkeypatch.setitem(registry.OPS, "fake_xshape", fake)
+    x = static.data("x", [2, 3], "float32")
+    block = static.default_main_program().global_block()
+    for name in ("y", "y_shape"):
+        block.create_var(name, "float32", [2, 3])
+    block.append_op("fake_xshape", {"X": ["x"]}, {"Out": ["y"], "XShape": ["y_shape"]})
+    infer = pio.inference_program(static.default_main_program(), [x.name], ["y"])
+    op = next(o for o in infer.global_block().ops if o.type == "fake_xshape")
+    assert op.outputs == {"Out": ["y"]}
+    assert "y_shape" in infer.global_block().vars  # as Paddle: declared, no longer written
