@@ -1,0 +1,324 @@
+"""Eager mode: Tensors, registry kernels, tape gradients through the registry's grad rules, and
+the eager PyLayer of seed 002 (its counting rules, saved tensors, None gradients, flags)."""
+
+from __future__ import annotations
+
+import runpy
+
+import numpy as np
+import pytest
+
+import pyir
+from pyir import framework
+from pyir.autograd import PyLayer
+from pyir.eager import run_op
+from pyir.errors import GradError, PyirError
+
+from conftest import ROOT
+
+
+@pytest.fixture(autouse=True)
+def eager_mode():
+    """conftest turns static mode on for every test; these tests are eager."""
+    framework.static_mode[0] = False
+
+
+def _t(values, dtype="float64", stop_gradient=False):
+    return pyir.to_tensor(np.asarray(values, dtype=dtype), stop_gradient=stop_gradient)
+
+
+# --- Tensor basics -------------------------------------------------------------------------
+def test_to_tensor_uses_paddles_default_dtypes():
+    assert pyir.to_tensor([1.0, 2.0]).dtype == np.float32
+    assert pyir.to_tensor(3).dtype == np.int64
+    assert pyir.to_tensor(np.arange(3.0)).dtype == np.float64
+    assert pyir.to_tensor([1, 2], dtype="float64").dtype == np.float64
+    t = pyir.to_tensor([[1.0, 2.0]])
+    assert t.shape == [1, 2] and t.stop_gradient and t.grad is None
+
+
+def test_creation_functions_make_eager_tensors():
+    pyir.seed(3)
+    for t, dtype in [(pyir.randn([2, 3], dtype="float64"), np.float64),
+                     (pyir.rand([2, 3]), np.float32), (pyir.ones([2, 3], "int64"), np.int64),
+                     (pyir.zeros([2, 3], dtype="float32"), np.float32)]:
+        assert isinstance(t, pyir.Tensor) and t.shape == [2, 3] and t.dtype == dtype
+    r = pyir.rand([500])
+    assert 0.0 <= r.numpy().min() and r.numpy().max() < 1.0
+
+
+def test_printing_matches_paddle():
+    # Paddle 3.3.1 prints exactly these for the same tensors.
+    assert repr(pyir.to_tensor([[1.0, 2.5]])) == (
+        "Tensor(shape=[1, 2], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
+        "       [[1.        , 2.50000000]])")
+    assert repr(_t([[-0.29640686, 0.11800109], [0.5, 1.25]], stop_gradient=True)) == (
+        "Tensor(shape=[2, 2], dtype=float64, place=Place(cpu), stop_gradient=True,\n"
+        "       [[-0.29640686,  0.11800109],\n"
+        "        [ 0.50000000,  1.25000000]])")
+    assert repr(pyir.to_tensor([[1, 2], [3, 40]])).endswith("[[1 , 2 ],\n        [3 , 40]])")
+    assert repr(pyir.to_tensor(np.zeros(2000))).endswith("[0., 0., 0., ..., 0., 0., 0.])")
+
+
+# --- ops and gradients ---------------------------------------------------------------------
+def test_ops_run_kernels_and_differentiate_with_registry_rules():
+    x = _t([[0.5, -1.0, 2.0]])
+    w = _t([[1.0], [2.0], [3.0]])
+    h = pyir.tanh(x)
+    loss = pyir.mean(pyir.matmul(h * h, w))
+    t = np.tanh(x.numpy())
+    np.testing.assert_allclose(loss.numpy(), (t * t) @ w.numpy() / 1, rtol=1e-12)
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * t * (1 - t * t) * w.numpy().T, rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), (t * t).T, rtol=1e-12)
+    assert x.grad.stop_gradient and loss.shape == []
+
+
+def test_a_tensor_used_twice_gets_both_gradients():
+    x = _t([1.0, -2.0, 3.0])
+    (x * x + x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * x.numpy() + 1)
+
+
+def test_broadcast_operand_gets_its_gradient_summed():
+    x, b = _t(np.ones((2, 3))), _t([1.0, 2.0, 3.0])
+    (x * b).sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), np.tile([1.0, 2.0, 3.0], (2, 1)))
+
+
+def test_scalar_operators_match_numpy_and_differentiate():
+    x = _t([0.5, 1.0, 2.0])
+    cases = [(lambda v: v + 1, lambda a: a + 1, 1.0), (lambda v: 1 - v, lambda a: 1 - a, -1.0),
+             (lambda v: v * 3, lambda a: a * 3, 3.0), (lambda v: v / 2, lambda a: a / 2, 0.5),
+             (lambda v: -v, lambda a: -a, -1.0)]
+    for fn, ref, slope in cases:
+        x.clear_grad()
+        y = fn(x)
+        np.testing.assert_allclose(y.numpy(), ref(x.numpy()))
+        y.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), np.full(3, slope))
+    x.clear_grad()
+    (2 / x + x ** 2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), -2 / x.numpy() ** 2 + 2 * x.numpy())
+
+
+def test_stop_gradient_and_no_grad_record_nothing():
+    x = _t([1.0, 2.0], stop_gradient=True)
+    y = pyir.exp(x)
+    assert y.stop_gradient and y.is_leaf
+    with pytest.raises(GradError, match="stop_gradient=True"):
+        y.sum().backward()
+    z = _t([1.0, 2.0])
+    with pyir.no_grad():
+        w = z * 2
+    assert w.stop_gradient and w.is_leaf
+
+
+def test_gradients_accumulate_until_cleared():
+    x = _t([1.0, 2.0])
+    (x * 3).sum().backward()
+    (x * 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0])
+    x.clear_grad()
+    assert x.grad is None
+
+
+def test_grad_function_leaves_grad_fields_alone():
+    x = _t([1.0, 2.0])
+    h = x * x
+    dh, dx = pyir.grad([h.sum() * 2], [h, x])
+    np.testing.assert_array_equal(dh.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(dx.numpy(), 4 * x.numpy())
+    assert x.grad is None
+    with pytest.raises(GradError, match="allow_unused"):
+        pyir.grad([x.sum()], [_t([1.0])])
+
+
+def test_run_op_is_the_registry_kernel():
+    out = run_op("elementwise_add", {"X": _t([[1.0, 2.0]]), "Y": _t([10.0])})["Out"]
+    np.testing.assert_array_equal(out.numpy(), [[11.0, 12.0]])
+    with pytest.raises(PyirError, match="no attribute 'nope'"):
+        run_op("tanh", {"X": _t([1.0])}, {"nope": 1})
+    with pytest.raises(PyirError, match="needs a program"):
+        run_op("pylayer", {"Input": [_t([1.0])]}, {"blocks": [1]})
+
+
+# --- seed 002 ------------------------------------------------------------------------------
+def test_seed002_example_runs_unchanged(capsys):
+    ns = runpy.run_path(str(ROOT / "samples" / "seed002_pylayer.py"))
+    data = ns["data"].numpy()
+    np.testing.assert_allclose(ns["data"].grad.numpy(), (1 - np.tanh(data) ** 2) / 6,
+                               rtol=1e-12)
+    assert capsys.readouterr().out.startswith(
+        "Tensor(shape=[2, 3], dtype=float64, place=Place(cpu), stop_gradient=True,\n       [[")
+
+
+def test_seed002_method_examples_run_unchanged():
+    ns = runpy.run_path(str(ROOT / "samples" / "seed002_pylayer_methods.py"),
+                        run_name="__main__")
+    data = ns["data"].numpy()
+    np.testing.assert_allclose(ns["z"].numpy(), np.tanh(data))
+    np.testing.assert_allclose(ns["data"].grad.numpy(), 2 * (1 - np.tanh(data) ** 2),
+                               rtol=1e-12)
+
+
+# --- PyLayer -------------------------------------------------------------------------------
+class ScaledProduct(PyLayer):
+    """(a * b * k, a + b) with a non-tensor k; backward deliberately scales by 10 so a test
+    can tell the custom backward from the ops' own gradients."""
+
+    @staticmethod
+    def forward(ctx, a, b, k=1.0):
+        ctx.save_for_backward(a, b)
+        ctx.k = k
+        return a * b * k, a + b
+
+    @staticmethod
+    def backward(ctx, d_prod, d_sum):
+        a, b = ctx.saved_tensor()
+        return 10 * (d_prod * b * ctx.k + d_sum), 10 * (d_prod * a * ctx.k + d_sum)
+
+
+def test_pylayer_uses_its_backward_with_several_inputs_and_outputs():
+    a, b = _t([1.0, 2.0]), _t([3.0, 4.0])
+    prod, total = ScaledProduct.apply(a, b, k=2.0)
+    np.testing.assert_array_equal(prod.numpy(), [6.0, 16.0])
+    (prod.sum() + total.sum()).backward()
+    np.testing.assert_array_equal(a.grad.numpy(), 10 * (b.numpy() * 2 + 1))
+    np.testing.assert_array_equal(b.grad.numpy(), 10 * (a.numpy() * 2 + 1))
+
+
+def test_unused_output_gets_zeros_or_none_without_materializing():
+    seen = {}
+
+    class Two(PyLayer):
+        @staticmethod
+        def forward(ctx, x, materialize):
+            ctx.set_materialize_grads(materialize)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, d1, d2):
+            seen["d2"] = d2
+            return d1 * 2
+
+    for materialize in (True, False):
+        x = _t([1.0, 1.0])
+        first, _ = Two.apply(x, materialize)
+        first.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+        assert (seen["d2"] is None) != materialize
+    np.testing.assert_array_equal(Two.apply(_t([1.0]), True)[1].numpy(), [3.0])
+
+
+def test_none_gradient_leaves_that_input_without_grad():
+    class FirstOnly(PyLayer):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, dy):
+            return dy, None
+
+    a, b = _t([1.0, 2.0]), _t([3.0, 4.0])
+    FirstOnly.apply(a, b).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [1.0, 1.0])
+    assert b.grad is None
+
+
+def test_mark_non_differentiable_output_stops_gradient():
+    class WithIndex(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            index = pyir.cast(x, "int64")
+            ctx.mark_non_differentiable(index)
+            return x * 2, index
+
+        @staticmethod
+        def backward(ctx, dy, dindex):
+            assert not dindex.numpy().any()
+            return dy * 2
+
+    x = _t([1.0, 2.0])
+    y, index = WithIndex.apply(x)
+    assert index.stop_gradient and not y.stop_gradient
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
+def test_pylayer_between_ops_and_without_gradients():
+    class Double(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, dy):
+            return dy * 2
+
+    x = _t([0.5, 1.0])
+    (Double.apply(pyir.tanh(x)) * 3).mean().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3 * (1 - np.tanh(x.numpy()) ** 2))
+    y = Double.apply(_t([1.0], stop_gradient=True))
+    assert y.stop_gradient and y.is_leaf
+
+
+class _OneInOneOut(PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+
+def test_backward_returning_the_wrong_count_is_an_error():
+    class TooMany(_OneInOneOut):
+        @staticmethod
+        def backward(ctx, dy):
+            return dy, dy
+
+    with pytest.raises(GradError, match=r"returned 2 gradient\(s\), but forward took 1 Tensor "
+                                        r"input\(s\)"):
+        TooMany.apply(_t([1.0])).sum().backward()
+
+
+def test_backward_taking_the_wrong_count_is_an_error_at_apply():
+    class TakesTwo(_OneInOneOut):
+        @staticmethod
+        def backward(ctx, da, db):
+            return da
+
+    with pytest.raises(PyirError, match=r"one gradient per Tensor output of forward \(1\)"):
+        TakesTwo.apply(_t([1.0]))
+
+
+def test_backward_gradient_of_the_wrong_shape_or_type_is_an_error():
+    class BadShape(_OneInOneOut):
+        @staticmethod
+        def backward(ctx, dy):
+            return pyir.reshape(dy, [1, 2])
+
+    class NotATensor(_OneInOneOut):
+        @staticmethod
+        def backward(ctx, dy):
+            return 1.0
+
+    with pytest.raises(GradError, match=r"gradient #0 has shape \[1, 2\], but input #0 has "
+                                        r"shape \[2\]"):
+        BadShape.apply(_t([1.0, 2.0])).sum().backward()
+    with pytest.raises(GradError, match="returned a float as gradient #0"):
+        NotATensor.apply(_t([1.0])).sum().backward()
+
+
+def test_forward_must_return_a_tensor():
+    class Nothing(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return 3
+
+        @staticmethod
+        def backward(ctx, dy):
+            return dy
+
+    with pytest.raises(PyirError, match="at least one Tensor"):
+        Nothing.apply(_t([1.0]))
