@@ -336,7 +336,8 @@ def save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor,
     """
     from .framework import default_main_program
 
-    if not isinstance(path_prefix, str) or not path_prefix or path_prefix.endswith(os.sep):
+    if not isinstance(path_prefix, str) or not path_prefix or path_prefix.endswith(os.sep) \
+            or os.path.isdir(path_prefix):
         raise PyirError(f"save_inference_model: path_prefix {path_prefix!r} must be a file "
                         f"prefix such as 'out/model', not a directory")
     program = default_main_program() if program is None else program

@@ -123,6 +123,8 @@ def test_bad_arguments():
         pio.inference_program(static.default_main_program(), ["x"], ["nope"])
     with pytest.raises(PyirError, match="fetch_vars is empty"):
         static.save_inference_model("/tmp/never", [x], [], static.Executor())
+    with pytest.raises(PyirError, match="file prefix"):
+        static.save_inference_model(str(GOLDEN), [x], [o], static.Executor())
 
 
 def test_load_inference_model_reads_paddles_mlp():
