@@ -22,15 +22,19 @@ CASES = [pytest.param(op, i, id=f"{op}-{i}")
          for op in FORWARD for i in range(len(registry.OPS[op].examples))]
 
 
-def _declare(block, name: str, value) -> pyir.Variable:
+def _declare(block, name: str, value, free_batch: bool = False) -> pyir.Variable:
     array = np.asarray(value)
-    var = block.create_var(name, array.dtype, array.shape, stop_gradient=True)
+    shape = (-1, *array.shape[1:]) if free_batch and array.ndim else array.shape
+    var = block.create_var(name, array.dtype, shape, stop_gradient=True)
     var.need_check_feed = True
     return var
 
 
-def build_example(op_type: str, example: registry.Example):
-    """A one-op program over `data` inputs; returns (program, feed, {slot: [out vars]})."""
+def build_example(op_type: str, example: registry.Example, free_batch: bool = False):
+    """A one-op program over `data` inputs; returns (program, feed, {slot: [out vars]}).
+
+    With `free_batch`, every input's first dim is declared -1, as a batch dim usually is.
+    """
     program = Program()
     block = program.global_block()
     feed, inputs = {}, {}
@@ -39,10 +43,10 @@ def build_example(op_type: str, example: registry.Example):
             continue
         if isinstance(value, (list, tuple)):
             names = [f"{slot}_{j}" for j in range(len(value))]
-            inputs[slot] = [_declare(block, n, v) for n, v in zip(names, value)]
+            inputs[slot] = [_declare(block, n, v, free_batch) for n, v in zip(names, value)]
             feed.update({n: np.asarray(v) for n, v in zip(names, value)})
         else:
-            inputs[slot] = _declare(block, slot, value)
+            inputs[slot] = _declare(block, slot, value, free_batch)
             feed[slot] = np.asarray(value)
     with program_guard(program, Program()):
         outs = emit(op_type, inputs, dict(example.attrs))
@@ -74,10 +78,11 @@ def _assert_inferred(var: pyir.Variable, actual: np.ndarray) -> None:
         f"{var.name}: inferred shape {list(var.shape)}, kernel gave {list(actual.shape)}"
 
 
+@pytest.mark.parametrize("free_batch", [False, True], ids=["shapes", "batch-1"])
 @pytest.mark.parametrize("op_type, index", CASES)
-def test_example(op_type, index):
+def test_example(op_type, index, free_batch):
     example = registry.OPS[op_type].examples[index]
-    program, feed, outs = build_example(op_type, example)
+    program, feed, outs = build_example(op_type, example, free_batch)
     fetch = [(slot, i, var) for slot, vs in outs.items() for i, var in enumerate(vs)]
     values = Executor().run(program, feed=feed, fetch_list=[v for _, _, v in fetch])
     got = {}

@@ -145,10 +145,14 @@ def unsqueeze_shape(x_shape: tuple, axes) -> tuple:
 
 
 def squeeze_shape(x_shape: tuple, axes) -> tuple:
-    """Drop the size-1 dims named in `axes` (all size-1 dims when empty); others stay."""
+    """Drop the size-1 dims named in `axes` (all size-1 dims when empty); others stay.
+
+    An unknown (-1) dim named in `axes` is taken to be 1; without `axes` it stays.
+    """
     n = len(x_shape)
     wanted = {a % n for a in axes} if axes else set(range(n))
-    return tuple(d for i, d in enumerate(x_shape) if not (i in wanted and d == 1))
+    squeezable = (1, -1) if axes else (1,)
+    return tuple(d for i, d in enumerate(x_shape) if not (i in wanted and d in squeezable))
 
 
 _AXES_AUX = [_aux("AxesTensor"), _aux("AxesTensorList", duplicable=True)]
@@ -192,9 +196,9 @@ def unsqueeze2_grad(AxesTensor, AxesTensorList, XShape, Out_grad, axes):
     doc="Out = X without the size-1 dims in `axes` (every size-1 dim when empty)",
     examples=[
         Example({"X": rand(1, 3, 1, 4)}, {"axes": [0]}, lambda X, axes: {"Out": X[0]}),
-        Example({"X": rand(1, 3, 1, 4)}, {"axes": []},
+        Example({"X": rand(3, 1, 4, 1)}, {"axes": []},
                 lambda X, axes: {"Out": X.reshape(3, 4)}),
-        Example({"X": rand(2, 1, 3)}, {"axes": [-2, 0]},
+        Example({"X": rand(1, 2, 1, 3)}, {"axes": [-2, 0, 1]},
                 lambda X, axes: {"Out": X.reshape(2, 3)}),
     ],
 )
