@@ -38,7 +38,7 @@ GRADS = [pytest.param(case, i, id=f"{case}-{i}-{label}")
          for case in GRAD_CASES for i, label in enumerate(_meta(case)["labels"])]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run_case(case: str) -> dict:
     """Load the saved model with pyir and run it on the saved inputs; fetch name -> array."""
     folder = GOLDEN / case
@@ -74,7 +74,7 @@ def test_fetch_matches_paddle(case, index):
         np.testing.assert_array_equal(got, want, err_msg=what)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run_grad_case(case: str, program_file: str) -> dict:
     """Gradients of a grad case's loss: from Paddle's backward program, or from pyir's own
     backward appended to the forward program; grad name -> array."""
@@ -103,7 +103,6 @@ def test_gradient_matches_paddle(case, index, program_file):
 
 def test_pyir_run_cli_runs_the_saved_lstm_like_paddle(tmp_path):
     from click.testing import CliRunner
-
     from pyir.cli.main import main
 
     case = GOLDEN / "lstm"

@@ -26,9 +26,9 @@ import sys
 
 os.environ.setdefault("FLAGS_enable_pir_api", "0")
 
-import numpy as np  # noqa: E402
-import paddle  # noqa: E402
-from paddle.base.layer_helper import LayerHelper  # noqa: E402
+import numpy as np
+import paddle
+from paddle.base.layer_helper import LayerHelper
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden_seq"
 CASES = {}
