@@ -5,7 +5,9 @@
       +-- _pick_programs       the default programs, or module-level ones built with program_guard
       +-- _outputs             --fetch names, else the variables no op consumes
       +-- startup -> Scope     parameters get their initial values
-      +-- pyir.io.save_model   OUT.pb (+ OUT.pdiparams), both written atomically
+      +-- save_program         Paddle's inference layout (a training program keeps its
+      |                        updates), into a scratch directory beside OUT
+      +-- _save_pair           OUT.pb and OUT.pdiparams renamed into place together
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ def build(model: str, out: str | None, fetches: tuple[str, ...]) -> None:
 
     \b
     Inputs are the `data` variables in declaration order. Outputs are the --fetch names or,
-    without any, the non-persistable variables some op writes and no op reads.
+    without any, the non-persistable variables some op writes and no op reads. The file is
+    pruned to the outputs, except that ops updating parameters (an optimizer's) are kept, so
+    `pyir run --steps N` trains a built training program.
 
     \b
     Example:
@@ -146,11 +150,12 @@ def _import_model(path: str, name: str):
 
 
 def _model_error(path: str, exc: BaseException) -> BuildError:
-    """One line naming the model file's own line that failed (the deepest frame outside pyir)."""
+    """One line naming the user's own line that failed: the deepest frame in a file of the
+    model's directory tree that is not part of pyir or of the Python installation."""
     place = path
     for frame, lineno in traceback.walk_tb(exc.__traceback__):
         filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PYIR_DIR + os.sep) and os.path.exists(filename):
+        if _is_users(filename, os.path.dirname(os.path.abspath(path))):
             shown = path if filename == os.path.abspath(path) else os.path.relpath(filename)
             place = f"{shown}:{lineno}"
     if isinstance(exc, PyirError):
@@ -160,6 +165,12 @@ def _model_error(path: str, exc: BaseException) -> BuildError:
     else:
         message = f"{type(exc).__name__}: {exc}"
     return BuildError(f"{message} (while importing the model)", Where(file=place))
+
+
+def _is_users(filename: str, model_dir: str) -> bool:
+    installed = {os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, _PYIR_DIR)}
+    return filename.startswith(model_dir + os.sep) and not any(
+        filename.startswith(p + os.sep) for p in installed)
 
 
 def _pick_programs(module, path: str) -> tuple[Program, Program]:

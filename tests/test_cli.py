@@ -206,6 +206,7 @@ def test_build_starts_from_fresh_programs(tmp_path):
      "y = paddle.static.nn.fc(x, size=2, activation='nope')\n",
      ["bad.py:3", "unknown activation 'nope'"]),
     ("import sys\nsys.exit(2)\n", ["bad.py:2", "sys.exit"]),
+    ("import numpy as np\n\nnp.linalg.inv(np.ones((2, 3)))\n", ["bad.py:3", "LinAlgError"]),
     ("import pyir as paddle\n", ["builds no ops"]),
 ])
 def test_build_errors_in_the_model_file_are_one_line_and_write_nothing(tmp_path, source,
