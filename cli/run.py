@@ -19,7 +19,6 @@ import click
 import numpy as np
 
 from pyir.errors import FeedError, PyirError, Where
-from pyir.framework import FEED_MINIBATCH, FETCH_LIST
 
 
 @click.command("run")
@@ -200,14 +199,12 @@ def write_npz(path: str, arrays: dict) -> None:
 
 
 def _save_params(loaded, scope, path: str | None, model: str) -> None:
+    """Write the program's persistable values back where they came from (atomically)."""
+    from pyir.io import persistable_names
     from pyir.params import write_params
 
-    names = sorted({v.name for v in loaded.program.list_vars()
-                    if v.persistable and v.type not in (FEED_MINIBATCH, FETCH_LIST)
-                    and v.name in scope})
+    names = persistable_names(loaded.program)
     if not names:
         raise PyirError("--save-params: the program has no parameters", Where(file=model))
-    if path is None:
-        path = os.path.splitext(model)[0] + ".pdiparams"
     write_params(path, {n: scope[n] for n in names})
     click.echo(f"saved {len(names)} parameters to {path}", err=True)
