@@ -73,3 +73,16 @@ def test_paddles_own_grad_program_runs_on_pyir_kernels():
                             fetch_list=list(expected.files))
     for name, value in zip(expected.files, values):
         np.testing.assert_allclose(value, expected[name], rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_appended_backward_gives_paddles_parameter_gradients():
+    loss = _build()
+    pyir.static.append_backward(loss)
+    scope = pyir.static.global_scope()
+    for name, value in np.load(CASE / "params.npz").items():
+        scope[name] = value
+    expected = np.load(CASE / "expected.npz")
+    names = [n for n in expected.files if n.startswith("fc_")]
+    values = Executor().run(feed=dict(np.load(CASE / "inputs.npz")), fetch_list=names)
+    for name, value in zip(names, values):
+        np.testing.assert_allclose(value, expected[name], rtol=1e-5, atol=1e-7, err_msg=name)
