@@ -15,7 +15,6 @@ pyir's files and pyir loads Paddle's. `.npz` parameters are accepted wherever a 
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +27,7 @@ from .errors import FormatError, PyirError, Where
 from .framework import FEED_MINIBATCH, FETCH_LIST, Program, Variable
 from .params import read_params
 from .plan import io_targets
-from .serialize import PADDLE_VERSION, load_program
+from .serialize import PADDLE_VERSION, load_program, temp_beside
 
 READER, RAW = 15, 17
 # Variable kinds never stored in a params file even when persistable (Paddle's is_persistable).
@@ -263,10 +262,8 @@ def _write_files(files: dict[str, bytes]) -> None:
     temps = {}
     try:
         for path, data in files.items():
-            directory = os.path.dirname(os.path.abspath(path))
-            os.makedirs(directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
-                                       suffix=".tmp")
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            fd, tmp = temp_beside(path)
             temps[path] = tmp
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -279,12 +276,12 @@ def _write_files(files: dict[str, bytes]) -> None:
 
 
 def _encode_params(program: Program, scope, params_path: str) -> dict[str, bytes]:
-    from .params import _npz_bytes, encode_params
+    from .params import encode_npz, encode_params
 
     values = _params_from_scope(program, scope)
     if not values:
         return {}
-    encode = _npz_bytes if params_path.endswith(".npz") else encode_params
+    encode = encode_npz if params_path.endswith(".npz") else encode_params
     return {params_path: encode(values)}
 
 

@@ -88,12 +88,13 @@ def write_params(path: str, tensors: dict) -> None:
     from .serialize import atomic_write
 
     if path.endswith(".npz"):
-        atomic_write(path, _npz_bytes(tensors))
+        atomic_write(path, encode_npz(tensors))
     else:
         atomic_write(path, encode_params(tensors))
 
 
-def _npz_bytes(tensors: dict) -> bytes:
+def encode_npz(tensors: dict) -> bytes:
+    """An `.npz` archive of `tensors` (name -> array or TensorRecord), sorted by name."""
     import io
     import zipfile
 
@@ -231,5 +232,5 @@ def _read_npz(path: str, names: list[str] | None) -> dict:
     return {n: arrays[n] for n in names}
 
 
-__all__ = ["TensorRecord", "read_params", "write_params", "encode_params", "decode_params",
-           "encode_record", "code_of"]
+__all__ = ["TensorRecord", "read_params", "write_params", "encode_params", "encode_npz",
+           "decode_params", "encode_record", "code_of"]

@@ -8,7 +8,7 @@ and attribute order, attribute types and which optional VarDesc fields were pres
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 
 from google.protobuf.message import DecodeError
 
@@ -281,10 +281,21 @@ def load_program(path: str) -> Program:
     return program
 
 
+def temp_beside(path: str) -> tuple[int, str]:
+    """Create a new temp file in `path`'s directory: (fd, its path). Unlike mkstemp's 0600, it
+    gets the mode an ordinary open would (0666 less the umask), which the rename then keeps."""
+    directory = os.path.dirname(os.path.abspath(path))
+    while True:
+        tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 def atomic_write(path: str, data: bytes) -> None:
     """Write `data` to `path` through a temp file in the same directory and a rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

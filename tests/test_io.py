@@ -257,3 +257,17 @@ def test_extra_output_slots_are_clipped_but_their_variables_stay(monkeypatch):
     op = next(o for o in infer.global_block().ops if o.type == "fake_xshape")
     assert op.outputs == {"Out": ["y"]}
     assert "y_shape" in infer.global_block().vars  # as Paddle: declared, no longer written
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    import os
+
+    x, h, o = _mlp()
+    old = os.umask(0o022)
+    try:
+        static.save_inference_model(str(tmp_path / "m"), [x], [o], _startup())
+    finally:
+        os.umask(old)
+    for name in ("m.pdmodel", "m.pdiparams"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.pdiparams", "m.pdmodel"]
