@@ -53,6 +53,7 @@ def _kind_name(kind: int) -> str:
 
 
 def var_flags(var: Variable) -> list[str]:
+    """What the text form says about a variable besides its type: persistable, feed, ..."""
     flags = []
     if var.persistable:
         flags.append("persistable")
@@ -104,6 +105,7 @@ def _shown_attrs(op: Operator) -> list[tuple[str, object]]:
 
 
 def is_known(op: Operator) -> bool:
+    """Whether pyir has a definition for the op's type (it can check and run it)."""
     return registry.lookup(op.type) is not None
 
 
@@ -120,12 +122,14 @@ def format_op(op: Operator) -> str:
 
 
 def format_var(var: Variable, width: int = 0) -> str:
+    """`name  float32[4, 16]  persistable`, the name padded to `width`."""
     flags = "  ".join(var_flags(var))
     line = f"{var.name:<{width}}  {type_name(var)}"
     return f"{line}  {flags}" if flags else line
 
 
 def format_block(block: Block) -> str:
+    """A block's header, its variables and one line per op, numbered."""
     head = f"block {block.idx} (parent {block.parent_idx}"
     if block.forward_block_idx is not None and block.forward_block_idx >= 0:
         head += f", backward of block {block.forward_block_idx}"
