@@ -28,7 +28,7 @@ from .backward import differentiate, gradients, grad_var_name
 from .builder import emit
 from .errors import CallableError, GradError, KernelError
 from .executor import Executor, Scope
-from .framework import Program, Variable, program_guard, unique_name
+from .framework import Program, program_guard, unique_name
 
 FP32, FP64 = dtypes.to_code("float32"), dtypes.to_code("float64")
 _DTYPE_ATTRS = ("dtype", "out_dtype", "in_dtype")  # attributes holding a VarType code
@@ -82,24 +82,13 @@ def check_op_example(op_type: str, example: registry.Example, eps: float = 1e-6,
         attrs = {k: FP64 if k in _DTYPE_ATTRS and v == FP32 else v
                  for k, v in example.attrs.items()}
         outs = emit(op_type, ins, attrs, block=program.global_block())
-    op = program.global_block().ops[-1]
-    used = _outputs_the_rule_reads(op, opdef)
+    used = _outputs_the_rule_reads(program.global_block().ops[-1], opdef)
     out_vars = [v for slot in opdef.outputs for v in _as_list(outs.get(slot.name))
                 if v is not None and v.name in used and dtypes.is_float(v.dtype)]
     if not out_vars:
         raise GradError(f"op {op_type}: its gradient rule reads no float output gradient")
     exe, scope = Executor(), Scope()
-    values = exe.run(program, feed=feed, fetch_list=out_vars, scope=scope)
-    rng = np.random.default_rng(seed)
-    weights = {}
-    with program_guard(program, Program()):
-        wvars = []
-        for var, value in zip(out_vars, values):
-            w = program.global_block().create_var(f"w@{var.name}", np.float64, value.shape,
-                                                  stop_gradient=True)
-            weights[w.name] = rng.standard_normal(value.shape)
-            wvars.append(w)
-        grads = gradients(out_vars, [program.global_block().var(n) for n in wrt], wvars)
+    weights, grads = _weighted_backward(exe, scope, program, feed, out_vars, wrt, seed)
     fetch = [g for g in grads if g is not None]
     analytic = dict(zip([g.name for g in fetch],
                         exe.run(program, feed={**feed, **weights}, fetch_list=fetch,
@@ -108,10 +97,25 @@ def check_op_example(op_type: str, example: registry.Example, eps: float = 1e-6,
     results = []
     for name, grad in zip(wrt, grads):
         numeric = _numeric_grad(objective, feed, name, eps, np.arange(feed[name].size))
-        numeric = numeric.reshape(feed[name].shape)
         got = analytic[grad.name] if grad is not None else np.zeros_like(feed[name])
-        results.append(compare(name, grad_var_name(name), got, numeric, rtol, atol))
+        results.append(compare(name, grad_var_name(name), got,
+                               numeric.reshape(feed[name].shape), rtol, atol))
     return results
+
+
+def _weighted_backward(exe, scope, program, feed, out_vars, wrt, seed):
+    """Random weights w_o shaped like each output, appended as the outputs' gradients."""
+    values = exe.run(program, feed=feed, fetch_list=out_vars, scope=scope)
+    rng = np.random.default_rng(seed)
+    block = program.global_block()
+    weights, wvars = {}, []
+    with program_guard(program, Program()):
+        for var, value in zip(out_vars, values):
+            w = block.create_var(f"w@{var.name}", np.float64, value.shape, stop_gradient=True)
+            weights[w.name] = rng.standard_normal(value.shape)
+            wvars.append(w)
+        grads = gradients(out_vars, [block.var(n) for n in wrt], wvars)
+    return weights, grads
 
 
 def _declare_inputs(program: Program, opdef, example):
