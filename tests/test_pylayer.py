@@ -325,3 +325,46 @@ def test_pylayer_mark_non_differentiable_in_static_mode_stops_gradient():
         x.stop_gradient = False
         y, index = Split.apply(x)
     assert index.stop_gradient and not y.stop_gradient
+
+
+def test_py_func_inside_pylayer_blocks_runs_here_and_in_a_fresh_process(tmp_path):
+    import subprocess
+    import sys
+
+    import helpers_callables as hc
+
+    main = Program()
+
+    def forward(v):
+        out = main.current_block().create_var(name="pf_y", dtype="float32", shape=[2, 3])
+        return pyir.static.py_func(hc.tanh, v, out)
+
+    def backward(dy):
+        block = main.current_block()
+        t = block.create_var(name="pf_t", dtype="float32", shape=[2, 3])
+        g = block.create_var(name="pf_g", dtype="float32", shape=[2, 3])
+        pyir.static.py_func(hc.tanh, x, t)
+        return pyir.static.py_func(hc.tanh_grad, [t, dy], g)
+
+    with program_guard(main, Program()):
+        x = pyir.static.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        y = static_pylayer(forward, [x], backward)
+        (dx,) = pyir.static.gradients([y], [x])
+    assert [op.type for op in main.blocks[1].ops] == ["py_func", "assign"]
+    xv = np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3)
+    y_value, dx_value = Executor().run(main, feed={"x": xv}, fetch_list=[y, dx])
+    np.testing.assert_allclose(y_value, np.tanh(xv), rtol=1e-6)
+    np.testing.assert_allclose(dx_value, 1 - np.tanh(xv) ** 2, rtol=1e-6)
+
+    (tmp_path / "prog.pb").write_bytes(main.serialize_to_string())
+    np.save(tmp_path / "x.npy", xv)
+    code = (f"import numpy as np, pyir\nfrom pyir.serialize import load_program\n"
+            f"p = load_program('prog.pb')\n"
+            f"v = pyir.static.Executor().run(p, feed={{'x': np.load('x.npy')}}, "
+            f"fetch_list=[{dx.name!r}])[0]\nnp.save('dx.npy', v)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={"PYIR_PATH": str(ROOT / "tests"),
+                                                       "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "dx.npy"), dx_value)
