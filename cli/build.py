@@ -5,8 +5,8 @@
       +-- _pick_programs       the default programs, or module-level ones built with program_guard
       +-- _outputs             --fetch names, else the variables no op consumes
       +-- startup -> Scope     parameters get their initial values
-      +-- save_program         Paddle's inference layout (a training program keeps its
-      |                        updates), into a scratch directory beside OUT
+      +-- save_program         Paddle's inference layout (a training program: unpruned),
+      |                        into a scratch directory beside OUT
       +-- _save_pair           OUT.pb and OUT.pdiparams renamed into place together
 """
 
@@ -50,8 +50,8 @@ def build(model: str, out: str | None, fetches: tuple[str, ...]) -> None:
     \b
     Inputs are the `data` variables in declaration order. Outputs are the --fetch names or,
     without any, the non-persistable variables some op writes and no op reads. The file is
-    pruned to the outputs, except that ops updating parameters (an optimizer's) are kept, so
-    `pyir run --steps N` trains a built training program.
+    pruned to the outputs like Paddle's inference models, except a training program (one
+    whose ops update parameters), which is written whole so `pyir run --steps N` trains it.
 
     \b
     Example:
@@ -223,34 +223,17 @@ def state_updates(program: Program) -> list[str]:
 
 
 def save_program(path: str, main: Program, feeds: list[str], outputs: list[str], scope) -> None:
-    """`pyir.io.save_model`, except that a training program keeps its update ops.
+    """Paddle's inference layout (`pyir.io.save_model`), or, for a training program (one
+    that updates persistable variables), the whole program unpruned
+    (`pyir.training.save_program`): pruning to the outputs would drop the optimizer's
+    updates, and `is_test` would change what the program computes."""
+    from pyir.io import save_model
+    from pyir.training import save_program as save_training_program
 
-    Paddle's inference layout prunes every op the outputs do not need, which would drop the
-    optimizer's updates: those are kept by pruning to outputs + updated state and then
-    recording only the outputs as fetch targets.
-    """
-    from pyir.io import inference_program, persistable_names, save_model
-    from pyir.params import write_params
-    from pyir.serialize import atomic_write
-
-    extra = [n for n in state_updates(main) if n not in outputs]
-    if not extra:
+    if state_updates(main):
+        save_training_program(path, main, feeds, outputs, scope)
+    else:
         save_model(path, main, feeds, outputs, scope)
-        return
-    program = inference_program(main, feeds, outputs + extra)
-    block = program.global_block()
-    block.ops = [op for op in block.ops
-                 if not (_is_io(op, "fetch") and op.attrs.get("col", 0) >= len(outputs))]
-    program._bump()
-    atomic_write(path, program.serialize_to_string())
-    names = persistable_names(program)
-    if names:
-        write_params(os.path.splitext(path)[0] + ".pdiparams", {n: scope[n] for n in names})
-
-
-def _is_io(op, kind: str) -> bool:
-    opdef = registry.lookup(op.type)
-    return opdef is not None and opdef.io == kind
 
 
 def _print_summary(model: str, out: str, inputs, outputs: list[str]) -> None:

@@ -37,10 +37,14 @@ from pyir.errors import FeedError, PyirError, Where
                    "$PYIR_PATH).")
 @click.option("--steps", type=click.IntRange(min=1), default=None,
               help="Run N times (training: parameters are updated in place each step).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="With --steps: feed this many rows per step, cycling through the inputs "
+                   "(default: all of them every step).")
 @click.option("--save-params", is_flag=True,
               help="After the run, write the (updated) parameters back to the params file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the fetched values.")
-def run(model, params, feeds, fetches, out, paths, steps, save_params, quiet) -> None:
+def run(model, params, feeds, fetches, out, paths, steps, batch_size, save_params,
+        quiet) -> None:
     """Run MODEL (a pyir .pb or Paddle .pdmodel) and print its outputs.
 
     \b
@@ -55,6 +59,8 @@ def run(model, params, feeds, fetches, out, paths, steps, save_params, quiet) ->
 
     if not os.path.isfile(model):
         raise PyirError("no such model file", Where(file=model))
+    if batch_size is not None and steps is None:
+        raise PyirError("--batch-size needs --steps")
     scope = Scope()
     with search_path(list(paths)):
         loaded = load_model(model, params=params, scope=scope)
@@ -64,11 +70,11 @@ def run(model, params, feeds, fetches, out, paths, steps, save_params, quiet) ->
         if not fetch_names:
             raise PyirError("the file records no outputs (fetch ops); name them with --fetch",
                             Where(file=model))
-        exe = Executor()
         if steps is None:
-            results = exe.run(loaded.program, feed=feed, fetch_list=fetch_names, scope=scope)
+            results = Executor().run(loaded.program, feed=feed, fetch_list=fetch_names,
+                                     scope=scope)
         else:
-            results = _train(exe, loaded.program, feed, fetch_names, scope, steps)
+            results = _train(loaded.program, feed, fetch_names, scope, steps, batch_size)
     named = dict(zip(fetch_names, results))
     if not quiet:
         _print_outputs(named)
@@ -159,23 +165,25 @@ def _load_npz(path: str, model: str) -> dict:
                         Where(file=model)) from None
 
 
-def _train(exe, program, feed: dict, fetch_names: list, scope, steps: int) -> list:
-    """Run `steps` times; the first fetch is shown as the loss (progress bar on stderr, then
-    one line with its first and last values)."""
-    results: list = []
-    losses: list[float] = []
+def _train(program, feed: dict, fetch_names: list, scope, steps: int,
+           batch_size: int | None) -> list:
+    """`pyir.training.run_steps` with the first fetch as the loss: a progress bar on stderr,
+    then one line with the first and last loss."""
+    from pyir.training import run_steps
+
     loss_name = fetch_names[0]
+    shown = {"loss": ""}
+    with click.progressbar(length=steps, label="training", file=sys.stderr, show_pos=True,
+                           item_show_func=lambda _: shown["loss"]) as bar:
+        def on_step(_, loss: float) -> None:
+            shown["loss"] = f"{loss_name} {loss:.6g}"
+            bar.update(1)
 
-    def show(_):
-        return f"{loss_name} {losses[-1]:.6g}" if losses else ""
-
-    with click.progressbar(range(steps), label="training", file=sys.stderr,
-                           item_show_func=show, show_pos=True) as bar:
-        for _ in bar:
-            results = exe.run(program, feed=feed, fetch_list=fetch_names, scope=scope)
-            losses.append(float(np.mean(results[0])))
-    click.echo(f"{steps} steps: {loss_name} {losses[0]:.6g} -> {losses[-1]:.6g}", err=True)
-    return results
+        result = run_steps(program, feed, steps, scope, loss=loss_name,
+                           fetch_list=fetch_names[1:], batch_size=batch_size, on_step=on_step)
+    click.echo(f"{steps} steps: {loss_name} {result.losses[0]:.6g} -> {result.losses[-1]:.6g}",
+               err=True)
+    return [result.last[n] for n in fetch_names]
 
 
 def _print_outputs(named: dict) -> None:

@@ -401,6 +401,31 @@ def test_usage_errors_are_one_line_exit_1(tmp_path):
     assert_one_line_error(cli("frobnicate"), "pyir: error:", "frobnicate")
 
 
+def test_run_steps_batch_size_cycles_through_rows(tmp_path):
+    model = write(tmp_path / "sum.py", """
+        import pyir as paddle
+        from pyir.builder import emit
+        from pyir.layer_helper import Constant, create_parameter, to_param_attr
+
+        x = paddle.static.data(name="x", shape=[None, 1], dtype="float32")
+        w = create_parameter([1], "float32", to_param_attr(None), name_stem="acc_0",
+                             suffix="w", default_initializer=Constant(0.0))
+        total = emit("reduce_sum", {"X": x}, {"reduce_all": True})["Out"]
+        emit("elementwise_add", {"X": w, "Y": total}, outputs={"Out": w})   # w += sum(batch)
+    """)
+    result = cli("build", model, "-o", tmp_path / "sum.pb", "--fetch", "reduce_sum_0.tmp_0")
+    assert result.exit_code == 0, result.output
+    x = save_npy(tmp_path / "x.npy", np.array([[1.0], [2.0], [3.0], [4.0]], np.float32))
+    result = cli("run", tmp_path / "sum.pb", "--feed", x, "--steps", "3", "--batch-size", "2",
+                 "--save-params")
+    assert result.exit_code == 0, result.output
+    scope = pyir.static.Scope()
+    pyir.io.load_model(str(tmp_path / "sum.pb"), scope=scope)
+    np.testing.assert_array_equal(scope["acc_0.w_0"], [3.0 + 7.0 + 3.0])   # rows 0-1, 2-3, 0-1
+    assert_one_line_error(cli("run", tmp_path / "sum.pb", "--feed", x, "--batch-size", "2"),
+                          "--batch-size needs --steps")
+
+
 # --- run --path: where py_func callables' modules are found ------------------------------
 def test_run_path_finds_registered_callables(tmp_path, rng):
     pkg = tmp_path / "lib" / "pyir_cli_test_funcs"
