@@ -467,16 +467,25 @@ def randn(shape, dtype=None, name: str | None = None):
 
 
 # --- Variable operators -------------------------------------------------------------------------
-def _scalar_const(x: Variable, value) -> Variable:
-    """A `fill_constant` holding a Python scalar in x's dtype (0-D, or x's shape when known)."""
-    return emit("fill_constant", attrs={"shape": [], "value": float(value), "str_value": "",
-                                        "dtype": dtypes.to_code(x.dtype)},
-                outputs={"Out": x.block.create_var(unique_name.generate("tmp"), x.dtype, ())},
-                block=x.block)["Out"]
+def _scalar_const(x: Variable, value, like_x: bool) -> Variable:
+    """A Python scalar as a constant in x's dtype, made as Paddle makes it: 0-D for the right
+    operand; shaped like x for the left one (`fill_constant_batch_size_like` when x's only
+    unknown dim is its batch dim)."""
+    attrs = {"value": float(value), "dtype": dtypes.to_code(x.dtype)}
+    shape = tuple(x.shape) if like_x else ()
+    if like_x and shape and shape[0] == -1 and all(d >= 0 for d in shape[1:]):
+        op_type, inputs, attrs["shape"] = "fill_constant_batch_size_like", {"Input": x}, \
+            list(shape)
+    else:
+        shape = shape if all(d >= 0 for d in shape) else ()
+        op_type, inputs, attrs["shape"] = "fill_constant", {}, list(shape)
+    out = x.block.create_var(unique_name.generate("tmp"), x.dtype, shape)
+    return emit(op_type, inputs, attrs, outputs={"Out": out}, block=x.block)["Out"]
 
 
 def _as_float(x: Variable) -> Variable:
-    """Paddle divides integers as float32."""
+    """Paddle computes on an integer Variable in float32 when the other operand is a float
+    (and always for division)."""
     if np.issubdtype(x.dtype, np.floating):
         return x
     return _operator("cast", {"X": x}, {"in_dtype": dtypes.to_code(x.dtype), "out_dtype": 5})
@@ -494,15 +503,17 @@ def _binary_operator(kind: str, scalar_rule=None, reflected: bool = False, to_fl
     op_type = f"elementwise_{kind}"
 
     def method(self, other):
-        x = _as_float(self) if to_float else self
+        x = self
         if isinstance(other, numbers.Number) and not isinstance(other, bool):
+            if to_float or isinstance(other, float):
+                x = _as_float(x)
             if scalar_rule is not None:
                 return scalar_rule(x, other)
-            other = _scalar_const(x, other)
+            other = _scalar_const(x, other, like_x=reflected)
         elif not isinstance(other, Variable):
             return NotImplemented
         elif to_float:
-            other = _as_float(other)
+            x, other = _as_float(x), _as_float(other)
         a, b = (other, x) if reflected else (x, other)
         return _operator(op_type, {"X": a, "Y": b}, {"axis": -1})
 

@@ -53,8 +53,14 @@ OPERATOR_CASES = [
     (lambda x, y: -x, ["scale"], {"scale": -1.0, "bias": 0.0}, lambda x, y: -x),
     (lambda x, y: x ** 2, ["fill_constant", "elementwise_pow"], {"axis": -1},
      lambda x, y: x ** 2),
-    (lambda x, y: 2 / x, ["fill_constant", "elementwise_div"], {"axis": -1}, lambda x, y: 2 / x),
-    (lambda x, y: 2 ** x, ["fill_constant", "elementwise_pow"], {}, lambda x, y: 2 ** x),
+    (lambda x, y: 2 / x, ["fill_constant_batch_size_like", "elementwise_div"], {"axis": -1},
+     lambda x, y: 2 / x),
+    (lambda x, y: 2 ** x, ["fill_constant_batch_size_like", "elementwise_pow"], {},
+     lambda x, y: 2 ** x),
+    (lambda x, y: 2 / y, ["fill_constant", "elementwise_div"], {}, lambda x, y: 2 / y),
+    (lambda x, y: x // 0.5, ["fill_constant", "elementwise_floordiv"], {},
+     lambda x, y: x // 0.5),
+    (lambda x, y: x % 0.5, ["fill_constant", "elementwise_mod"], {}, lambda x, y: x % 0.5),
     (lambda x, y: x + y, ["elementwise_add"], {"axis": -1}, lambda x, y: x + y),
     (lambda x, y: x - y, ["elementwise_sub"], {}, lambda x, y: x - y),
     (lambda x, y: x * y, ["elementwise_mul"], {}, lambda x, y: x * y),
@@ -84,12 +90,19 @@ def test_matmul_operator_and_names():
     np.testing.assert_allclose(value, X @ W, rtol=1e-5)
 
 
-def test_integer_division_is_float():
+@pytest.mark.parametrize("expr, op_types, dtype, reference", [
+    (lambda i: i / 2, ["cast", "scale"], np.float32, [0.5, 1.0, 2.5]),
+    (lambda i: i * 2.5, ["cast", "scale"], np.float32, [2.5, 5.0, 12.5]),
+    (lambda i: i + 1.5, ["cast", "scale"], np.float32, [2.5, 3.5, 6.5]),
+    (lambda i: i * 2, ["scale"], np.int64, [2, 4, 10]),
+])
+def test_integer_operands_follow_paddles_promotion(expr, op_types, dtype, reference):
     i = pyir.static.data("i", [3], "int64")
-    out = i / 2
-    assert out.dtype == np.float32 and _ops() == ["cast", "scale"]
+    out = expr(i)
+    assert out.dtype == dtype and _ops() == op_types
     (value,) = _run(out, feed={"i": np.array([1, 2, 5])})
-    np.testing.assert_allclose(value, [0.5, 1.0, 2.5])
+    assert value.dtype == dtype
+    np.testing.assert_allclose(value, reference)
 
 
 def test_operator_with_unsupported_operand_is_a_type_error():

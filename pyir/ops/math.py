@@ -199,3 +199,39 @@ def _infer_fill_like(ctx):
 def fill_any_like(X, value, dtype):
     out_dtype = X.dtype if dtype == -1 else dtypes.to_numpy(dtype)
     return {"Out": np.full(X.shape, value, dtype=out_dtype)}
+
+
+# --- fill_constant_batch_size_like -------------------------------------------------------------
+def _batch_shape(shape, input_shape, input_dim_idx: int, output_dim_idx: int) -> tuple:
+    out = [int(d) for d in shape]
+    out[output_dim_idx] = input_shape[input_dim_idx]
+    return tuple(out)
+
+
+def _infer_fill_batch(ctx):
+    shape = _batch_shape(ctx.attr("shape"), ctx.input("Input").shape, ctx.attr("input_dim_idx"),
+                         ctx.attr("output_dim_idx"))
+    return {"Out": VarSpec(shape, dtypes.to_numpy(ctx.attr("dtype")))}
+
+
+@register_op(
+    "fill_constant_batch_size_like", inputs=[Slot("Input", no_grad=True)], outputs=["Out"],
+    attrs=[Attr("shape", T.INTS, []), Attr("value", T.FLOAT, 0.0),
+           Attr("str_value", T.STRING, ""), Attr("dtype", T.INT, 5),
+           Attr("input_dim_idx", T.INT, 0), Attr("output_dim_idx", T.INT, 0),
+           Attr("force_cpu", T.BOOLEAN, False)],
+    infer=_infer_fill_batch,
+    doc="Out = full(shape, value) with shape[output_dim_idx] = Input.shape[input_dim_idx]",
+    examples=[
+        Example({"Input": rand(5, 2)}, {"shape": [-1, 3], "value": 2.0, "dtype": 5},
+                lambda Input, **a: {"Out": np.full((5, 3), 2.0, np.float32)}),
+        Example({"Input": rand(2, 4)}, {"shape": [3, -1], "value": 7.0, "dtype": 3,
+                                        "input_dim_idx": 1, "output_dim_idx": 1},
+                lambda Input, **a: {"Out": np.full((3, 4), 7, np.int64)}),
+    ],
+)
+def fill_constant_batch_size_like(Input, shape, value, str_value, dtype, input_dim_idx,
+                                  output_dim_idx, force_cpu):
+    value = float(str_value) if str_value else value
+    out_shape = _batch_shape(shape, Input.shape, input_dim_idx, output_dim_idx)
+    return {"Out": np.full(out_shape, value, dtype=dtypes.to_numpy(dtype))}
