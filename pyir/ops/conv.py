@@ -56,9 +56,13 @@ def from_nchw(x: np.ndarray, data_format: str) -> np.ndarray:
 
 
 def _pad_hw(x: np.ndarray, pads) -> np.ndarray:
-    if not any(pads[0]) and not any(pads[1]):
+    (top, bottom), (left, right) = pads
+    if not (top or bottom or left or right):
         return x
-    return np.pad(x, ((0, 0), (0, 0), pads[0], pads[1]))
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, h + top + bottom, w + left + right), x.dtype)  # np.pad costs ~3x more
+    out[:, :, top:top + h, left:left + w] = x
+    return out
 
 
 def _windows(xp: np.ndarray, k, s, d, out_hw) -> np.ndarray:
@@ -97,8 +101,12 @@ def conv_forward(x, w, groups, strides, pads, dilations):
     win = _windows(_pad_hw(x, pads), (kh, kw), strides, dilations, out_hw)
     if cg == 1 and oc == groups:
         return _depthwise(win, w, out_hw)
-    cols = win.reshape(n, groups, cg * kh * kw, out_hw[0] * out_hw[1])
-    out = np.matmul(w.reshape(groups, oc // groups, cg * kh * kw), cols)
+    if groups == 1:  # one batched matmul without the group axis is measurably faster
+        cols = win.reshape(n, cg * kh * kw, out_hw[0] * out_hw[1])
+        out = np.matmul(w.reshape(1, oc, cg * kh * kw), cols)
+    else:
+        cols = win.reshape(n, groups, cg * kh * kw, out_hw[0] * out_hw[1])
+        out = np.matmul(w.reshape(groups, oc // groups, cg * kh * kw), cols)
     return out.reshape(n, oc, out_hw[0], out_hw[1])
 
 

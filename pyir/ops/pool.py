@@ -95,10 +95,12 @@ def _fixed_pool(x, pooling_type, k, s, pads, out_hw, exclusive):
     is_max = pooling_type == "max"
     xp = _padded(x, pads, out_hw, k, s, -np.inf if is_max else 0)
     slices = _offsets(k, s, out_hw)
-    out = xp[next(slices)].copy()
     reduce = np.maximum if is_max else np.add
-    for sl in slices:
-        reduce(out, xp[sl], out=out)
+    out = xp[next(slices)]
+    for i, sl in enumerate(slices):  # the first reduce allocates the result, the rest reuse it
+        out = reduce(out, xp[sl], out=None if i == 0 else out)
+    if out.base is not None:  # a 1x1 window: the result is still a view of the input
+        out = out.copy()
     if not is_max:
         out /= _divisor(x.shape[2:], k, s, pads, out_hw, exclusive).astype(out.dtype)
     return out
