@@ -264,10 +264,28 @@ def parse_program(data: bytes, file: str | None = None) -> Program:
                           Where(file=file)) from None
     if not desc.blocks:
         raise FormatError("not a Paddle/pyir ProgramDesc: it has no blocks", Where(file=file))
+    bad = _non_utf8_field(desc)
+    if bad is not None:
+        raise FormatError(f"not a Paddle/pyir ProgramDesc: field {bad} holds bytes that are "
+                          f"not UTF-8 text (corrupt file?)", Where(file=file))
     try:
         return program_from_desc(desc)
     except PyirError as e:
         raise e.at(file=file) from None
+
+
+def _non_utf8_field(msg) -> str | None:
+    """The first string field holding non-UTF-8 bytes (proto2 parsing keeps them as bytes)."""
+    for field, value in msg.ListFields():
+        values = value if field.is_repeated else (value,)
+        if field.type == field.TYPE_STRING:
+            if any(isinstance(v, bytes) for v in values):
+                return field.full_name
+        elif field.type == field.TYPE_MESSAGE:
+            for v in values:
+                if (bad := _non_utf8_field(v)) is not None:
+                    return bad
+    return None
 
 
 def load_program(path: str) -> Program:

@@ -132,3 +132,12 @@ def test_every_paddle_golden_program_passes_the_checker():
 
     for path in files:
         assert check_program(load_program(str(path)), lenient=True) == [], path
+
+
+def test_non_utf8_names_are_a_format_error(tmp_path):
+    program = _program(("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}))
+    path = tmp_path / "bytes.pb"
+    path.write_bytes(program.serialize_to_string().replace(b"tanh", b"\xff\xfeah"))
+    for verb in ("run", "inspect"):
+        _assert_one_line_error(_cli(verb, str(path)), str(path),
+                               "paddle.framework.proto.OpDesc.type", "not UTF-8")
