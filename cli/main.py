@@ -1,8 +1,9 @@
 """The `pyir` command: a click group whose verbs are thin wrappers over the library.
 
-A user's mistake (any PyirError, a file that cannot be read or written) prints one line on
-stderr, `pyir <verb>: error: <message>`, and exits 1; no traceback. Each verb lives in its own
-module of this package.
+A user's mistake (any PyirError, a file that cannot be read or written, a bad option) prints
+one line on stderr, `pyir <verb>: error: <message>`, and exits 1; no traceback. An unexpected
+exception (a pyir bug) is one line too, unless $PYIR_TRACEBACK is set. Each verb lives in its
+own module of this package.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("inspect", "insp
 
 
 class PyirGroup(click.Group):
-    """Turns usage errors, PyirError and OSError into one line on stderr and exit status 1."""
+    """Turns usage errors, PyirError, OSError (and pyir's own bugs, unless $PYIR_TRACEBACK is
+    set) into one line on stderr and exit status 1."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
@@ -49,6 +51,12 @@ class PyirGroup(click.Group):
         except OSError as e:
             place = f"{e.filename}: " if e.filename else ""
             _fail(ctx, f"{place}{e.strerror or e}")
+        except Exception as e:
+            # A bug in pyir, not the user's mistake: still one line, with the way to see more.
+            if os.environ.get("PYIR_TRACEBACK"):
+                raise
+            _fail(ctx, f"internal error: {type(e).__name__}: {e} (a pyir bug; run again with "
+                       f"PYIR_TRACEBACK=1 to see where, and please report it)")
 
 
 def _fail(ctx: click.Context, message: str) -> None:

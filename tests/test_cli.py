@@ -520,3 +520,15 @@ def test_run_steps_trains_an_sgd_program_and_resumes_from_saved_params(tmp_path,
     pyir.io.load_model(str(tmp_path / "reg.pb"), scope=scope)
     np.testing.assert_allclose(scope["fc_0.w_0"], true_w, atol=0.05)
     np.testing.assert_allclose(scope["fc_0.b_0"], [0.5], atol=0.05)
+
+
+def test_a_pyir_bug_is_one_line_unless_traceback_is_asked_for(one, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(pyir.io, "load_model", broken)
+    assert_one_line_error(cli("run", one), "internal error: RuntimeError: boom",
+                          "PYIR_TRACEBACK=1")
+    monkeypatch.setenv("PYIR_TRACEBACK", "1")
+    result = cli("run", one)
+    assert isinstance(result.exception, RuntimeError)
