@@ -408,6 +408,8 @@ def full(shape, fill_value, dtype=None, name: str | None = None):
     Example:
         >>> ones = pyir.full([2, 3], 1.0)
     """
+    if name is None and framework.static_mode[0]:
+        unique_name.generate("fill_constant")  # Paddle's full() draws this name twice
     return _out("fill_constant", {}, _fill_attrs(shape, fill_value, dtype), name=name)
 
 

@@ -121,6 +121,8 @@ def test_function_names_follow_paddle():
     assert pyir.full_like(x, 1.0).name == "full_like_0.tmp_0"
     assert pyir.transpose(x, [0, 2, 1]).name == "transpose_0.tmp_0"
     assert pyir.squeeze(x).name == "squeeze_0.tmp_0"
+    assert pyir.full([2], 1.0).name == "fill_constant_1.tmp_0"  # Paddle skips _0
+    assert pyir.nn.functional.softmax(x, dtype="float64").name == "softmax_0.tmp_1"
 
 
 FUNCTION_CASES = [

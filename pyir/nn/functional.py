@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..errors import BuildError, Where
+from ..framework import unique_name
 from ..tensor import _out, add, cast, divide, full_like, mean, squeeze, sum, unsqueeze
 
 __all__ = ["relu", "softmax", "log_softmax", "cross_entropy"]
@@ -20,8 +21,15 @@ def relu(x, name: str | None = None):
     return _out("relu", {"X": x}, name=name)
 
 
-def _maybe_cast(x, dtype):
-    return x if dtype is None or dtypes.to_numpy(dtype) == x.dtype else cast(x, dtype)
+def _softmax_like(op_type: str, x, axis: int, dtype, name):
+    """`op_type` on x (cast to `dtype` first, inside the same name scope, as Paddle does)."""
+    helper = name
+    if dtype is not None and dtypes.to_numpy(dtype) != x.dtype:
+        helper = name or unique_name.generate(op_type)
+        x = _out("cast", {"X": x}, {"in_dtype": dtypes.to_code(x.dtype),
+                                    "out_dtype": dtypes.to_code(dtypes.to_numpy(dtype))},
+                 name=helper)
+    return _out(op_type, {"X": x}, {"axis": int(axis)}, name=helper)
 
 
 def softmax(x, axis: int = -1, dtype=None, name: str | None = None):
@@ -30,7 +38,7 @@ def softmax(x, axis: int = -1, dtype=None, name: str | None = None):
     Example:
         >>> p = pyir.nn.functional.softmax(logits, axis=-1)
     """
-    return _out("softmax", {"X": _maybe_cast(x, dtype)}, {"axis": int(axis)}, name=name)
+    return _softmax_like("softmax", x, axis, dtype, name)
 
 
 def log_softmax(x, axis: int = -1, dtype=None, name: str | None = None):
@@ -39,7 +47,7 @@ def log_softmax(x, axis: int = -1, dtype=None, name: str | None = None):
     Example:
         >>> logp = pyir.nn.functional.log_softmax(logits)
     """
-    return _out("log_softmax", {"X": _maybe_cast(x, dtype)}, {"axis": int(axis)}, name=name)
+    return _softmax_like("log_softmax", x, axis, dtype, name)
 
 
 def _check_ce_args(input, label, weight, reduction, soft_label, ignore_index,
