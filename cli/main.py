@@ -51,6 +51,8 @@ class PyirGroup(click.Group):
         except OSError as e:
             place = f"{e.filename}: " if e.filename else ""
             _fail(ctx, f"{place}{e.strerror or e}")
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise  # usage errors, --help and --version: click's own flow, handled in main()
         except Exception as e:
             # A bug in pyir, not the user's mistake: still one line, with the way to see more.
             if os.environ.get("PYIR_TRACEBACK"):
