@@ -96,9 +96,10 @@ class Case:
         self.grad_inputs.append((label, var))
         return var
 
-    def term(self, out) -> None:
-        """Add mean(out * w) to the loss, w a fed random weight (so every dOut differs)."""
-        w = self.uniform(f"w{len(self.terms)}", list(out.shape))
+    def term(self, out, shape=None) -> None:
+        """Add mean(out * w) to the loss, w a fed random weight (so every dOut differs);
+        `shape` is out's runtime shape where Paddle cannot infer it."""
+        w = self.uniform(f"w{len(self.terms)}", shape or list(out.shape))
         self.terms.append(_op("mean", {"X": _op("elementwise_mul", {"X": out, "Y": w})}))
 
 
@@ -321,6 +322,47 @@ def edges(c: Case):
     c.fetch("range float64", _op("range", args))
 
 
+@case
+def more_ops(c: Case):
+    """dot, logs, trunc, bitwise and is-nan/inf ops, along-axis gathers, scatters, masks."""
+    x, y = c.uniform("x", [3, 4]), c.uniform("y", [3, 4])
+    c.fetch("dot 2-D", _op("dot", {"X": x, "Y": y}))
+    pos = c.uniform("pos", [3, 4], 0.2, 3.0)
+    for op in ("log1p", "log2", "log10", "expm1"):
+        c.fetch(op, _op(op, {"X": pos if op != "expm1" else x}))
+    c.fetch("trunc", _op("trunc", {"X": c.data("t", np.array([-2.7, -0.5, 0.5, 3.9],
+                                                             np.float32))}))
+    a = c.data("a", np.array([[12, -3, 7]], np.int32))
+    b = c.data("b", np.array([[10], [5]], np.int32))
+    for op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        c.fetch(f"{op} broadcast", _op(op, {"X": a, "Y": b}))
+    c.fetch("bitwise_not", _op("bitwise_not", {"X": a}))
+    special = c.data("special", np.array([[0.0, np.nan, np.inf], [-np.inf, -2.5, np.nan]],
+                                         np.float32))
+    for op in ("isnan_v2", "isinf_v2", "isfinite_v2"):
+        c.fetch(op, _op(op, {"X": special}, dtype="bool"))
+    index = c.data("index", np.array([[3, 0], [1, 1], [2, 0]], np.int64))
+    c.fetch("take_along_axis Axis=1", _op("take_along_axis", {"Input": x, "Index": index},
+                                          {"Axis": 1}, outs={"Result": "float32"})["Result"])
+    c.fetch("index_sample", _op("index_sample", {"X": x, "Index": index}))
+    ids = c.data("ids", np.array([2, 0], np.int64))
+    upd = c.uniform("upd", [2, 4])
+    c.fetch("scatter overwrite", _op("scatter", {"X": x, "Ids": ids, "Updates": upd}))
+    dup = c.data("dup", np.array([1, 2, 1], np.int64))
+    upd3 = c.uniform("upd3", [3, 4])
+    c.fetch("scatter accumulate", _op("scatter", {"X": x, "Ids": dup, "Updates": upd3},
+                                      {"overwrite": False}))
+    nd = c.data("nd", np.array([[2, 1], [0, 3], [2, 1]], np.int64))
+    vals = c.uniform("vals", [3])
+    c.fetch("scatter_nd_add repeated", _op("scatter_nd_add", {"X": x, "Index": nd,
+                                                              "Updates": vals}))
+    cond = c.data("cond", np.array([[True, False, True, False], [False, False, False, True],
+                                    [True, True, False, False]]))
+    c.fetch("where_index", _op("where_index", {"Condition": cond}, dtype="int64"))
+    c.fetch("masked_select", _op("masked_select", {"X": x, "Mask": cond},
+                                 outs={"Y": "float32"})["Y"])
+
+
 # --- gradient cases: Paddle's append_backward programs and gradients -----------------------
 GRAD_CASES = set()
 
@@ -370,6 +412,21 @@ def grads_linalg_indexing(c: Case):
     c.term(_op("flip", {"X": gi("flip X", [3, 4])}, {"axis": [1]}))
     c.term(_op("label_smooth", {"X": gi("label_smooth X", [2, 4])}, {"epsilon": 0.1}))
     c.term(_op("reduce_prod", {"X": gi("reduce_prod X", [3, 4])}, {"dim": [1]}))
+    c.term(_op("dot", {"X": gi("dot X", [2, 3]), "Y": gi("dot Y", [2, 3])}))
+    along = c.data("along", np.array([[2, 0, 2], [1, 1, 0]], np.int64))
+    c.term(_op("take_along_axis", {"Input": gi("take_along_axis Input", [2, 4]),
+                                   "Index": along}, {"Axis": 1},
+               outs={"Result": "float32"})["Result"])
+    c.term(_op("index_sample", {"X": gi("index_sample X", [2, 4]), "Index": along}))
+    rows = c.data("rows", np.array([2, 0], np.int64))
+    c.term(_op("scatter", {"X": gi("scatter X", [3, 2]), "Ids": rows,
+                           "Updates": gi("scatter Updates", [2, 2])}))
+    nd = c.data("nd", np.array([[1], [0], [1]], np.int64))
+    c.term(_op("scatter_nd_add", {"X": gi("scatter_nd_add X", [3, 2]), "Index": nd,
+                                  "Updates": gi("scatter_nd_add Updates", [3, 2])}))
+    mask = c.data("mask", np.array([[True, False, True], [False, True, True]]))
+    c.term(_op("masked_select", {"X": gi("masked_select X", [2, 3]), "Mask": mask},
+               outs={"Y": "float32"})["Y"], shape=[4])
     sorted_ = _op("argsort", {"X": gi("argsort X", [3, 4])}, {"axis": 0, "descending": True},
                   outs={"Out": "float32", "Indices": "int64"})
     c.term(sorted_["Out"])
@@ -382,8 +439,10 @@ def grads_linalg_indexing(c: Case):
 def grads_unary(c: Case):
     domains = {"asin": (-0.8, 0.8), "acos": (-0.8, 0.8), "atanh": (-0.8, 0.8),
                "acosh": (1.2, 3.0), "reciprocal": (0.5, 2.0), "rsqrt": (0.5, 2.0)}
+    domains.update({"log1p": (-0.5, 1.0), "log2": (0.5, 2.0), "log10": (0.5, 2.0)})
     for op in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-               "atanh", "erf", "reciprocal", "rsqrt", "floor", "ceil", "round", "sign"):
+               "atanh", "erf", "reciprocal", "rsqrt", "floor", "ceil", "round", "sign",
+               "log1p", "log2", "log10", "expm1", "trunc"):
         low, high = domains.get(op, (-1.0, 1.0))
         x = c.grad_input(op, f"{op}_x", c.rng.uniform(low, high, [2, 3]))
         c.term(_op(op, {"X": x}))

@@ -1,7 +1,8 @@
-"""Comparison and logical ops: bool outputs, numpy broadcasting, no gradients.
+"""Comparison, logical, bitwise and is-nan/inf ops: numpy broadcasting, no gradients.
 
 Paddle's legacy compare ops carry an `axis` attribute but ignore it and broadcast numpy-style
-(wire-format.md §5), so pyir does the same. Logical ops treat nonzero as true.
+(wire-format.md §5), so pyir does the same. Logical ops treat nonzero as true; bitwise ops
+keep their input's integer (or bool) dtype.
 """
 
 from __future__ import annotations
@@ -88,3 +89,56 @@ _logical("logical_xor", lambda p, q: p ^ q, "Out = X xor Y (nonzero is true)")
 )
 def logical_not(X):
     return {"Out": ~X.astype(bool)}
+
+
+def _infer_bitwise(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    return {"Out": VarSpec(broadcast_shape(x.shape, y.shape), x.dtype)}
+
+
+def _bitwise_examples(forward):
+    a = np.array([[12, -3, 7]], np.int32)
+    b = np.array([[10], [5]], np.int32)
+    return [Example({"X": a, "Y": b}, expect=lambda X, Y: {"Out": np.array(
+        [[forward(int(p), int(q)) for p in X[0]] for q in Y[:, 0]], np.int32)}),
+        Example({"X": np.array([True, False, True]), "Y": np.array([True, True, False])},
+                expect=lambda X, Y: {"Out": np.array(
+                    [bool(forward(int(p), int(q))) for p, q in zip(X, Y)])})]
+
+
+def _bitwise(name, forward, doc):
+    def kernel(X, Y):
+        return {"Out": forward(X, Y)}
+
+    register_op(name, inputs=["X", "Y"], outputs=["Out"], infer=_infer_bitwise, doc=doc,
+                examples=_bitwise_examples(forward))(kernel)
+
+
+_bitwise("bitwise_and", np.bitwise_and, "Out = X & Y")
+_bitwise("bitwise_or", np.bitwise_or, "Out = X | Y")
+_bitwise("bitwise_xor", np.bitwise_xor, "Out = X ^ Y")
+
+
+@register_op(
+    "bitwise_not", inputs=["X"], outputs=["Out"], infer=same_as("X"), doc="Out = ~X",
+    examples=[Example({"X": np.array([0, 5, -6], np.int64)},
+                      expect={"Out": np.array([-1, -6, 5], np.int64)}),
+              Example({"X": np.array([True, False])}, expect={"Out": np.array([False, True])})],
+)
+def bitwise_not(X):
+    return {"Out": np.invert(X)}
+
+
+_SPECIALS = np.array([[0.0, np.nan, np.inf], [-np.inf, -2.5, np.nan]], np.float32)
+
+
+def _is(name, forward, truth, doc):
+    register_op(name, inputs=["X"], outputs=["Out"], infer=same_as("X", dtype="bool"), doc=doc,
+                examples=[Example({"X": _SPECIALS}, expect={"Out": np.array(truth)})],
+                )(lambda X: {"Out": forward(X)})
+
+
+_is("isnan_v2", np.isnan, [[False, True, False], [False, False, True]], "Out = X is NaN")
+_is("isinf_v2", np.isinf, [[False, False, True], [True, False, False]], "Out = X is +-inf")
+_is("isfinite_v2", np.isfinite, [[True, False, False], [False, True, False]],
+    "Out = X is neither NaN nor infinite")

@@ -246,6 +246,9 @@ def _infer_unstack(ctx):
     x = ctx.input("X")
     axis = ctx.attr("axis") % len(x.shape)
     num = ctx.attr("num") or x.shape[axis]
+    if num < 0:
+        raise PyirError(f"unstack: axis {ctx.attr('axis')} of X has an unknown size; give "
+                        f"the `num` attribute (the number of outputs)")
     part = VarSpec(tuple(d for i, d in enumerate(x.shape) if i != axis), x.dtype)
     return {"Y": [part] * num}
 
@@ -259,8 +262,8 @@ _UNSTACK_ATTRS = [Attr("axis", T.INT, 0), Attr("num", T.INT, 0)]
     doc="Y[i] = X taken at index i along axis",
     examples=[Example({"X": rand(2, 3, 2)}, {"axis": 1, "num": 3},
                       lambda X, axis, num: {"Y": [X[:, 0], X[:, 1], X[:, 2]]}),
-              Example({"X": rand(2, 3)}, {"axis": -2},
-                      lambda X, axis: {"Y": [X[0], X[1]]})],
+              Example({"X": rand(2, 3)}, {"axis": -2, "num": 2},
+                      lambda X, axis, num: {"Y": [X[0], X[1]]})],
 )
 def unstack(X, axis, num):
     return {"Y": [np.ascontiguousarray(np.take(X, i, axis=axis)) for i in range(X.shape[axis])]}
@@ -851,3 +854,154 @@ def reduce_prod_grad(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_
     g = np.reshape(Out_grad, flat.shape[:-1] + (1,))
     dx = (before * after * g).reshape(moved.shape)
     return {"X@GRAD": np.transpose(dx, np.argsort(kept + list(axes))).astype(X.dtype)}
+
+
+# --- along-axis gathers, scatters, masks ---------------------------------------------------------
+def _along_axis(index: np.ndarray, axis: int) -> tuple:
+    """The fancy index that picks `index` along `axis` and keeps every other position."""
+    axis %= index.ndim
+    grids = np.ogrid[tuple(slice(n) for n in index.shape)]
+    return tuple(index if d == axis else grids[d] for d in range(index.ndim))
+
+
+@register_op(
+    "take_along_axis", inputs=["Input", Slot("Index", no_grad=True)], outputs=["Result"],
+    attrs=[Attr("Axis", T.INT, 0)],
+    infer=lambda ctx: {"Result": VarSpec(ctx.input("Index").shape, ctx.input("Input").dtype)},
+    grad=default_grad("take_along_axis_grad"),
+    doc="Result[..., i, ...] = Input[..., Index[..., i, ...], ...] along Axis",
+    examples=[Example({"Input": rand(3, 4), "Index": np.array([[3, 0], [1, 1], [2, 0]], np.int64)},
+                      {"Axis": 1}, lambda Input, Index, Axis: {"Result": np.array(
+                          [[Input[r, c] for c in row] for r, row in enumerate(Index)])}),
+              Example({"Input": rand(2, 3), "Index": np.array([[1, 0, 1]], np.int32)},
+                      {"Axis": -2}, lambda Input, Index, Axis: {"Result": np.array(
+                          [[Input[Index[0, c], c] for c in range(3)]])})],
+)
+def take_along_axis(Input, Index, Axis):
+    return {"Result": Input[_along_axis(Index, Axis)]}
+
+
+@register_op("take_along_axis_grad", inputs=["Input", "Index", "Result@GRAD"],
+             outputs=["Input@GRAD"], attrs=[Attr("Axis", T.INT, 0)],
+             infer=same_as("Input", out="Input@GRAD"), grad_of="take_along_axis",
+             doc="dInput = scatter-add of dResult along Axis")
+def take_along_axis_grad(Input, Index, Result_grad, Axis):
+    dx = np.zeros_like(Input)
+    np.add.at(dx, _along_axis(Index, Axis), Result_grad)
+    return {"Input@GRAD": dx}
+
+
+@register_op(
+    "index_sample", inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec(ctx.input("Index").shape, ctx.input("X").dtype)},
+    grad=default_grad("index_sample_grad"),
+    doc="Out[b, k] = X[b, Index[b, k]]",
+    examples=[Example({"X": rand(2, 4), "Index": np.array([[3, 3, 0], [1, 2, 0]], np.int64)},
+                      expect=lambda X, Index: {"Out": np.array(
+                          [[X[b, k] for k in row] for b, row in enumerate(Index)])})],
+)
+def index_sample(X, Index):
+    return {"Out": X[_along_axis(Index, 1)]}
+
+
+@register_op("index_sample_grad", inputs=["X", "Index", "Out@GRAD"], outputs=["X@GRAD"],
+             infer=same_as("X", out="X@GRAD"), grad_of="index_sample",
+             doc="dX[b, Index[b, k]] += dOut[b, k]")
+def index_sample_grad(X, Index, Out_grad):
+    dx = np.zeros_like(X)
+    np.add.at(dx, _along_axis(Index, 1), Out_grad)
+    return {"X@GRAD": dx}
+
+
+def _scatter_expect(X, Ids, Updates, overwrite):
+    out = X.copy()
+    if not overwrite:
+        out[Ids] = 0
+    for i, row in zip(Ids, Updates):
+        out[i] = row if overwrite else out[i] + row
+    return {"Out": out}
+
+
+@register_op(
+    "scatter", inputs=["X", Slot("Ids", no_grad=True), "Updates"], outputs=["Out"],
+    attrs=[Attr("overwrite", T.BOOLEAN, True)], infer=same_as("X"),
+    grad=default_grad("scatter_grad", uses=["Ids", "Updates"]),
+    doc="Out = X with rows Ids replaced by Updates (overwrite=False: zeroed, then summed)",
+    examples=[Example({"X": rand(4, 2), "Ids": np.array([2, 0], np.int64), "Updates": rand(2, 2)},
+                      {"overwrite": True}, _scatter_expect),
+              Example({"X": rand(4, 2), "Ids": np.array([1, 3, 1], np.int32),
+                       "Updates": rand(3, 2)}, {"overwrite": False}, _scatter_expect)],
+)
+def scatter(X, Ids, Updates, overwrite):
+    out = X.copy()
+    ids = Ids.reshape(-1)
+    if overwrite:
+        out[ids] = Updates  # numpy keeps the last of repeated ids, as Paddle's CPU loop does
+    else:
+        out[ids] = 0
+        np.add.at(out, ids, Updates)
+    return {"Out": out}
+
+
+@register_op("scatter_grad", inputs=["Ids", "Updates", "Out@GRAD"],
+             outputs=["X@GRAD", "Updates@GRAD"], attrs=[Attr("overwrite", T.BOOLEAN, True)],
+             grad_of="scatter", doc="dX = dOut with rows Ids zeroed; dUpdates = dOut[Ids]")
+def scatter_grad(Ids, Updates, Out_grad, overwrite):
+    ids = Ids.reshape(-1)
+    dx = Out_grad.copy()
+    dx[ids] = 0
+    return {"X@GRAD": dx, "Updates@GRAD": Out_grad[ids]}
+
+
+@register_op(
+    "scatter_nd_add", inputs=["X", Slot("Index", no_grad=True), "Updates"], outputs=["Out"],
+    infer=same_as("X"), grad=default_grad("scatter_nd_add_grad", uses=["Index", "Updates"]),
+    doc="Out = X; Out[Index[i...]] += Updates[i...] (repeated indices accumulate)",
+    examples=[Example({"X": rand(3, 2), "Index": np.array([[2], [0], [2]], np.int64),
+                       "Updates": rand(3, 2)},
+                      expect=lambda X, Index, Updates: {"Out": X + np.stack(
+                          [Updates[1], np.zeros(2, np.float32), Updates[0] + Updates[2]])})],
+)
+def scatter_nd_add(X, Index, Updates):
+    out = X.copy()
+    np.add.at(out, _gather_nd_where(X, Index), Updates)
+    return {"Out": out}
+
+
+@register_op("scatter_nd_add_grad", inputs=["Index", "Updates", "Out@GRAD"],
+             outputs=["X@GRAD", "Updates@GRAD"], grad_of="scatter_nd_add",
+             doc="dX = dOut; dUpdates = dOut gathered at Index")
+def scatter_nd_add_grad(Index, Updates, Out_grad):
+    return {"X@GRAD": Out_grad, "Updates@GRAD": Out_grad[_gather_nd_where(Out_grad, Index)]}
+
+
+@register_op(
+    "where_index", inputs=[Slot("Condition", no_grad=True)], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec((-1, len(ctx.input("Condition").shape)), _I64)},
+    doc="Out = the coordinates of Condition's true (nonzero) elements, in row-major order",
+    examples=[Example({"Condition": np.array([[True, False], [True, True]])},
+                      expect={"Out": np.array([[0, 0], [1, 0], [1, 1]], np.int64)})],
+)
+def where_index(Condition):
+    return {"Out": np.argwhere(Condition).astype(np.int64)}
+
+
+@register_op(
+    "masked_select", inputs=["X", Slot("Mask", no_grad=True)], outputs=["Y"],
+    infer=lambda ctx: {"Y": VarSpec((-1,), ctx.input("X").dtype)},
+    grad=default_grad("masked_select_grad"),
+    doc="Y = the elements of X where Mask is true, flattened in row-major order",
+    examples=[Example({"X": rand(2, 3), "Mask": np.array([[True, False, True], [False] * 3])},
+                      expect=lambda X, Mask: {"Y": np.array([X[0, 0], X[0, 2]])})],
+)
+def masked_select(X, Mask):
+    return {"Y": X[np.broadcast_to(Mask, X.shape)]}
+
+
+@register_op("masked_select_grad", inputs=["X", "Mask", "Y@GRAD"], outputs=["X@GRAD"],
+             infer=same_as("X", out="X@GRAD"), grad_of="masked_select",
+             doc="dX = dY written back at Mask's true positions, zero elsewhere")
+def masked_select_grad(X, Mask, Y_grad):
+    dx = np.zeros_like(X)
+    dx[np.broadcast_to(Mask, X.shape)] = Y_grad
+    return {"X@GRAD": dx}

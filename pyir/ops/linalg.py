@@ -1,4 +1,5 @@
-"""Linear algebra ops: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `p_norm`, with gradients.
+"""Linear algebra ops: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `dot`, `p_norm`, with
+gradients.
 
 `matmul_v2` lives in nn.py; the legacy `matmul` differs by its `alpha` scale and its
 attribute names.
@@ -120,6 +121,31 @@ def bmm(X, Y):
              grad_of="bmm", doc="dX = dOut @ Y^T, dY = X^T @ dOut, per batch")
 def bmm_grad(X, Y, Out_grad):
     return {"X@GRAD": Out_grad @ np.swapaxes(Y, 1, 2), "Y@GRAD": np.swapaxes(X, 1, 2) @ Out_grad}
+
+
+def _infer_dot(ctx):
+    x = ctx.input("X")
+    return {"Out": VarSpec(tuple(x.shape[:-1]), x.dtype)}
+
+
+@register_op(
+    "dot", inputs=["X", "Y"], outputs=["Out"], infer=_infer_dot, grad=default_grad("dot_grad"),
+    doc="Out = sum(X * Y) over the last dim (1-D: a 0-d result; 2-D: one per row)",
+    examples=[Example({"X": rand(4), "Y": rand(4)},
+                      expect=lambda X, Y: {"Out": np.array(sum(a * b for a, b in zip(X, Y)),
+                                                           np.float32)}),
+              Example({"X": rand(3, 4), "Y": rand(3, 4)},
+                      expect=lambda X, Y: {"Out": np.einsum("bk,bk->b", X, Y)})],
+)
+def dot(X, Y):
+    return {"Out": np.asarray((X * Y).sum(-1), X.dtype)}
+
+
+@register_op("dot_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
+             grad_of="dot", doc="dX = dOut * Y, dY = dOut * X (dOut broadcast over the last dim)")
+def dot_grad(X, Y, Out_grad):
+    g = np.asarray(Out_grad)[..., None]
+    return {"X@GRAD": g * Y, "Y@GRAD": g * X}
 
 
 _P_NORM_ATTRS = [Attr("porder", T.FLOAT, 2.0), Attr("axis", T.INT, -1),

@@ -1,4 +1,4 @@
-"""Elementwise math functions: trigonometric, hyperbolic, erf, rounding, sign, reciprocals.
+"""Elementwise math: trigonometric, hyperbolic, erf, logs, rounding, sign, reciprocals.
 
 Each op is one `_unary(...)` call: the formula, its derivative, and the open interval its
 examples are drawn from (so asin, acosh and atanh get points inside their domains).
@@ -67,6 +67,11 @@ _unary("atanh", np.arctanh, lambda x, g: g / (1 - x * x), "Out = atanh(X)",
        domain=(-0.9, 0.9))
 _unary("erf", _erf, lambda x, g: g * (2.0 / math.sqrt(math.pi)) * np.exp(-x * x),
        "Out = erf(X) = 2/sqrt(pi) * integral_0^X exp(-t^2) dt")
+_unary("log1p", np.log1p, lambda x, g: g / (1 + x), "Out = ln(1 + X)", domain=(-0.5, 1.0))
+_unary("log2", np.log2, lambda x, g: g / (x * math.log(2)), "Out = log2(X)", domain=(0.5, 2.0))
+_unary("log10", np.log10, lambda x, g: g / (x * math.log(10)), "Out = log10(X)",
+       domain=(0.5, 2.0))
+_unary("expm1", np.expm1, lambda out, g: g * (out + 1), "Out = exp(X) - 1", uses="Out")
 _unary("reciprocal", lambda x: 1.0 / x, lambda out, g: -g * out * out, "Out = 1 / X",
        uses="Out", domain=(0.5, 2.0))
 _unary("rsqrt", lambda x: 1.0 / np.sqrt(x), lambda out, g: -0.5 * g * out ** 3,
@@ -114,6 +119,12 @@ def floor(X):
 @_zero_grad("ceil", lambda X: np.ceil(X), "Out = ceil(X)")
 def ceil(X):
     return {"Out": np.ceil(X)}
+
+
+@_zero_grad("trunc", lambda X: np.where(X < 0, np.ceil(X), np.floor(X)),
+            "Out = X rounded toward zero")
+def trunc(X):
+    return {"Out": np.trunc(X)}
 
 
 # Independent expectation: Python's round() is half-to-even on exact halves, like Paddle.
