@@ -41,8 +41,8 @@ def _flat(values) -> list:
 
 def apply_op(op_type: str, inputs: dict[str, Any] | None = None,
              attrs: dict[str, Any] | None = None, *, name: str | None = None,
-             stem: str | None = None, outputs: dict[str, Any] | None = None,
-             static: bool | None = None) -> dict[str, Any]:
+             stem: str | None = None, outputs: dict[str, Any] | None = None
+             ) -> dict[str, Any]:
     """Build (static) or run (eager) one op; returns output slot -> value.
 
     Args:
@@ -50,12 +50,14 @@ def apply_op(op_type: str, inputs: dict[str, Any] | None = None,
         name: the user's `name=` (outputs become `<name>.tmp_N`).
         stem: the name stem Paddle uses for this function (default: the op type).
         outputs: slot -> Variable(s) to write (static only).
-        static: force static (True) for creation ops that accompany a Variable.
+
+    Example:
+        >>> out = apply_op("scale", {"X": x}, {"scale": 2.0})["Out"]
     """
     inputs = {k: v for k, v in (inputs or {}).items() if v is not None}
     flat = _flat(inputs.values())
-    is_static = static if static is not None else (
-        any(isinstance(v, Variable) for v in flat) or (not flat and framework.static_mode[0]))
+    is_static = any(isinstance(v, Variable) for v in flat) or (
+        not flat and framework.static_mode[0])
     if is_static:
         stray = [v for v in flat if not isinstance(v, Variable)]
         if stray:
@@ -110,7 +112,7 @@ def _ints(value, what: str, op_type: str) -> list[int]:
 
 
 def _dtype_of(x) -> np.dtype:
-    return x.dtype if isinstance(x, Variable) else np.asarray(x).dtype
+    return dtypes.to_numpy(x.dtype) if hasattr(x, "dtype") else np.asarray(x).dtype
 
 
 def _ndim(x) -> int:
@@ -481,8 +483,9 @@ def _scalar_const(x: Variable, value, like_x: bool) -> Variable:
     else:
         shape = shape if all(d >= 0 for d in shape) else ()
         op_type, inputs, attrs["shape"] = "fill_constant", {}, list(shape)
-    out = x.block.create_var(unique_name.generate("tmp"), x.dtype, shape)
-    return emit(op_type, inputs, attrs, outputs={"Out": out}, block=x.block)["Out"]
+    block = framework.default_main_program().current_block()
+    out = block.create_var(unique_name.generate("tmp"), x.dtype, shape)
+    return emit(op_type, inputs, attrs, outputs={"Out": out})["Out"]
 
 
 def _as_float(x: Variable) -> Variable:
