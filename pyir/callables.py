@@ -43,7 +43,11 @@ from .errors import CallableError, Where
 
 __all__ = ["register"]
 
-# A returned shape that differs from the declared one is a warning; True makes it an error.
+class ShapeWarning(UserWarning):
+    """A py_func callable returned a shape other than its output's declared one."""
+
+
+# A returned shape that differs from the declared one is a ShapeWarning; True makes it an error.
 strict_shapes: bool = os.environ.get("PYIR_STRICT_SHAPES", "") not in ("", "0")
 
 ENTRY_POINT_GROUP = "pyir.callables"
@@ -63,8 +67,9 @@ _REFERENCE = re.compile(rf"^{_IDENT}(\.{_IDENT})*:{_IDENT}(\.{_IDENT})*$")
 
 
 # --- registration ----------------------------------------------------------------------------
-def register(fn: Callable) -> Callable:
-    """Make `fn` loadable by programs saved to files: `@pyir.register` or `pyir.register(fn)`.
+def register(fn: Callable | None = None) -> Callable:
+    """Make `fn` loadable by programs saved to files: `@pyir.register`, `@pyir.register()` or
+    `pyir.register(fn)`.
 
     Register module-level functions of a module without import-time side effects: another
     process imports that module to find the function.
@@ -73,13 +78,15 @@ def register(fn: Callable) -> Callable:
         fn: a module-level function (not a lambda, closure, bound method or `__main__` one).
 
     Returns:
-        `fn` itself.
+        `fn` itself (a decorator when called without it).
 
     Example:
         >>> @pyir.register
         ... def tanh(x):
         ...     return np.tanh(x)
     """
+    if fn is None:
+        return register
     reason = _unregistrable(fn)
     if reason is not None:
         name = _describe(fn)

@@ -15,6 +15,17 @@ from pyir import callables, static
 from pyir.errors import CallableError, Where
 
 
+def test_register_also_works_with_parentheses(tmp_path, fresh_module_name):
+    write_module(tmp_path, fresh_module_name, """
+        import pyir
+        @pyir.register()
+        def f(x):
+            return x
+    """)
+    with callables.search_path([tmp_path]):
+        assert callables.resolve(f"{fresh_module_name}:f")(5) == 5
+
+
 def write_module(directory, name: str, body: str) -> None:
     (directory / f"{name}.py").write_text(textwrap.dedent(body))
 

@@ -13,8 +13,8 @@ import helpers_callables as hc
 from conftest import GOLDEN
 import pyir
 from pyir import registry, static
+from pyir.callables import ShapeWarning
 from pyir.errors import BuildError, CallableError
-from pyir.ops.py_func import ShapeWarning
 from pyir.serialize import program_to_desc
 
 

@@ -25,10 +25,7 @@ from ..registry import Attr, AttrType, Example, GradOp, Slot, register_op
 from ._helpers import EMPTY_VAR, grad_name, rand
 
 _ndarray = np.ndarray
-
-
-class ShapeWarning(UserWarning):
-    """A py_func callable returned a shape other than its output's declared one."""
+ShapeWarning = callables.ShapeWarning
 
 
 @callables.register
