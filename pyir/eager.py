@@ -8,7 +8,7 @@ of any op or gradient: eager and static mode share one definition.
 
     run_op(op_type, inputs, attrs)      kernel -> output Tensors (+ _OpNode when recording)
     Tensor.backward()
-      +-- _backward(roots)              nodes in reverse creation order, partial gradients
+      +-- autograd.backward_into_leaves nodes in reverse creation order, partial gradients
           +-- _OpNode.backward          grad maker over a stand-in op -> grad kernels
           +-- PyLayer nodes             (pyir/autograd.py) the user's backward
 """
@@ -19,7 +19,6 @@ import contextlib
 import functools
 import itertools
 import numbers
-from typing import Any
 
 import numpy as np
 
@@ -156,6 +155,8 @@ class Tensor:
         if self.stop_gradient:
             raise GradError(f"backward() on a tensor with stop_gradient=True ({self.name}): no "
                             f"input of it needs a gradient; set stop_gradient=False on a leaf")
+        from .autograd import backward_into_leaves
+
         backward_into_leaves([self], [grad_tensor])
 
     def clear_grad(self) -> None:
@@ -302,7 +303,7 @@ for _name, _method in _OPERATORS.items():
 Tensor.__hash__ = object.__hash__  # defining __eq__ would otherwise drop it
 
 
-def _array(value) -> np.ndarray:
+def array_of(value) -> np.ndarray:
     return value._value if isinstance(value, Tensor) else np.asarray(value)
 
 
@@ -374,34 +375,45 @@ def run_op(op_type: str, inputs: dict | None = None, attrs: dict | None = None) 
         raise PyirError(f"op {op_type} needs a program to run ({', '.join(opdef.runtime)}); "
                         f"it has no eager form")
     full = _kernel_attrs(opdef, attrs or {})
-    unknown = set(inputs or {}) - {s.name for s in opdef.inputs}
+    args, names, tensors = _gather(opdef, inputs or {})
+    outs, out_names, out_tensors = _wrap(opdef, opdef.kernel(*args, *full.values()))
+    if _grad_enabled[0] and opdef.grad is not None and \
+            any(not t.stop_gradient for _, t in tensors):
+        stand_in = _StandIn(op_type, names, out_names, {**full, **(attrs or {})})
+        _OpNode(opdef, stand_in, tensors, out_tensors).attach()
+    return outs
+
+
+def _gather(opdef, inputs: dict) -> tuple[list, dict, list]:
+    """Kernel arguments, local names per input slot, and [(local name, Tensor)]."""
+    unknown = set(inputs) - {s.name for s in opdef.inputs}
     if unknown:
-        raise PyirError(f"op {op_type} has no input slot {sorted(unknown)[0]!r}")
+        raise PyirError(f"op {opdef.type} has no input slot {sorted(unknown)[0]!r}")
     args, names, tensors = [], {}, []
     for slot in opdef.inputs:
-        value = (inputs or {}).get(slot.name)
+        value = inputs.get(slot.name)
         items = [] if value is None else list(value) if slot.duplicable else [value]
         items = [v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in items]
+        # One name per occurrence: x * x gets X0 and Y0, whose gradients then add up.
         names[slot.name] = [f"{slot.param}{i}" for i in range(len(items))]
         tensors += zip(names[slot.name], items)
         values = [t._value for t in items]
         args.append(values if slot.duplicable else (values[0] if values else None))
-    results = opdef.kernel(*args, *full.values())
-    outs, out_names, out_values = {}, {}, {}
+    return args, names, tensors
+
+
+def _wrap(opdef, results: dict) -> tuple[dict, dict, dict]:
+    """Output Tensors per slot, local names per output slot, and {local name: Tensor}."""
+    outs, names, tensors = {}, {}, {}
     for slot in opdef.outputs:
-        if slot.name not in results or results[slot.name] is None:
+        if results.get(slot.name) is None:
             continue
         value = results[slot.name]
-        values = [np.asarray(v) for v in value] if slot.duplicable else [np.asarray(value)]
-        out_names[slot.name] = [f"{slot.param}_out{i}" for i in range(len(values))]
-        made = [Tensor(v) for v in values]
-        out_values.update(zip(out_names[slot.name], made))
+        made = [Tensor(np.asarray(v)) for v in (value if slot.duplicable else [value])]
+        names[slot.name] = [f"{slot.param}_out{i}" for i in range(len(made))]
+        tensors.update(zip(names[slot.name], made))
         outs[slot.name] = made if slot.duplicable else made[0]
-    if _grad_enabled[0] and opdef.grad is not None and \
-            any(not t.stop_gradient for _, t in tensors):
-        stand_in = _StandIn(op_type, names, out_names, {**full, **(attrs or {})})
-        _OpNode(opdef, stand_in, tensors, out_values).attach()
-    return outs
+    return outs, names, tensors
 
 
 def _kernel_attrs(opdef, attrs: dict) -> dict:
@@ -486,91 +498,6 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
                 env[name] = np.asarray(v)
 
 
-def _backward(roots: list, capture: dict | None = None) -> dict:
-    """Propagate gradients from `roots` [(tensor, grad array)] down the tape.
-
-    Returns {id(leaf): (leaf, grad)} for leaves with stop_gradient=False. With `capture`
-    ({id(tensor): tensor}), the gradients of those tensors are stored in capture's values
-    instead: capture[id] becomes (tensor, grad or None).
-    """
-    pending: dict = {}
-    leaves: dict = {}
-
-    def give(tensor: Tensor, grad) -> None:
-        if grad is None or tensor.stop_gradient:
-            return
-        key = (tensor._node.seq, tensor._slot) if tensor._node is not None else id(tensor)
-        if key in pending:
-            pending[key] = pending[key] + grad
-        else:
-            pending[key] = grad
-            if tensor._node is None:
-                leaves[id(tensor)] = tensor
-
-    for tensor, grad in roots:
-        give(tensor, np.asarray(grad, dtype=tensor.dtype))
-    for node in _nodes_newest_first([t for t, _ in roots]):
-        out_grads = {name: pending.pop((node.seq, name), None) for name in node.outputs}
-        if capture is not None:
-            for name, tensor in node.outputs.items():
-                if id(tensor) in capture:
-                    capture[id(tensor)] = (tensor, out_grads[name])
-        if all(g is None for g in out_grads.values()):
-            continue
-        in_grads = node.backward(out_grads)
-        for name, tensor in node.inputs:
-            give(tensor, in_grads.get(name))
-    return {k: (t, pending[k]) for k, t in leaves.items()}
-
-
-def backward_into_leaves(tensors: list, grad_tensors: list) -> None:
-    """Accumulate d(sum of tensors)/d(leaf) into `.grad` of every leaf that wants one.
-
-    `grad_tensors` gives each tensor's gradient (None: ones of its shape).
-    """
-    roots = [(t, np.ones_like(t._value) if g is None else _array(g))
-             for t, g in zip(tensors, grad_tensors)]
-    for tensor, g in _backward(roots).values():
-        tensor.grad = Tensor(g) if tensor.grad is None else Tensor(tensor.grad._value + g)
-
-
-def _nodes_newest_first(tensors: list) -> list:
-    """Every node the tensors depend on; a node is always newer than its inputs' nodes."""
-    seen, stack = {}, [t._node for t in tensors if t._node is not None]
-    while stack:
-        node = stack.pop()
-        if node.seq in seen:
-            continue
-        seen[node.seq] = node
-        stack += [t._node for _, t in node.inputs if t._node is not None]
-    return [seen[k] for k in sorted(seen, reverse=True)]
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused: bool = False, no_grad_vars=None) -> list:
-    """The gradients of sum(outputs) w.r.t. `inputs`, without touching any `.grad`.
-
-    Example:
-        >>> (dx,) = pyir.grad([y], [x])
-    """
-    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    seeds = grad_outputs if isinstance(grad_outputs, (list, tuple)) else [grad_outputs] * len(
-        outputs)
-    roots = [(o, np.ones_like(o._value) if g is None else _array(g))
-             for o, g in zip(outputs, seeds)]
-    capture: dict[int, Any] = {id(t): (t, None) for t in inputs}
-    leaves = _backward(roots, capture)
-    result = []
-    for t in inputs:
-        found = leaves.get(id(t), capture[id(t)])[1]
-        if found is None and not allow_unused:
-            raise GradError(f"an input of grad() ({t.name}) is not used to compute the outputs; "
-                            f"pass allow_unused=True to get None for it")
-        result.append(None if found is None else Tensor(found))
-    return result
-
-
 def rand(shape, dtype=None, name: str | None = None):
     """Samples of U[0, 1) (op `uniform_random`), eager or static like `pyir.uniform`.
 
@@ -579,6 +506,8 @@ def rand(shape, dtype=None, name: str | None = None):
     """
     return _tensor_function("uniform")(shape, dtype, min=0.0, max=1.0, name=name)
 
+
+from .autograd import grad  # noqa: E402 - pyir.grad, as paddle.grad; autograd imports this module
 
 __all__ = ["Tensor", "to_tensor", "run_op", "no_grad", "is_grad_enabled", "set_grad_enabled",
            "grad", "rand"]
