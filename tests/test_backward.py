@@ -3,6 +3,7 @@ numbers (Paddle's own golden gradients, finite differences for py_func and pylay
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 import pyir
 from pyir.backward import append_backward, gradients, strip_grad_suffix
+from pyir.callables import bind_ids
 from pyir.errors import GradError
 from pyir.executor import Executor, Scope
 from pyir.gradcheck import check_program
@@ -19,8 +21,6 @@ from pyir.static import Program, program_guard
 from conftest import GOLDEN
 
 import gradfuncs
-
-MLP = GOLDEN / "mlp_grad"
 
 
 def _ops(program):
@@ -32,49 +32,69 @@ def _types(program):
 
 
 # --- Paddle's own programs ------------------------------------------------------------------
-def test_appending_to_paddles_forward_file_gives_paddles_grad_program():
-    forward = load_program(str(MLP / "model_forward.pb"))
-    paddle = load_program(str(MLP / "model_with_grad.pb"))
-    pairs = append_backward(forward.global_block().var("mean_0.tmp_0"))
-    assert _ops(forward) == _ops(paddle)
+GRAD_CASES = ["mlp_grad", "pylayer_grad", "simple_net"]
+
+
+def _meta(case):
+    return json.loads((GOLDEN / case / "meta.json").read_text())
+
+
+def _paddle_callables(case):
+    """simple_net's py_func ops hold Paddle's integer ids: bind them to its funcs.py."""
+    path = GOLDEN / case / "funcs.py"
+    if not path.exists():
+        return {}
+    spec = importlib.util.spec_from_file_location(f"golden_{case}_funcs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {c["id"]: getattr(module, c["name"]) for c in _meta(case)["py_func_callables"]}
+
+
+@pytest.mark.parametrize("case", GRAD_CASES)
+def test_appending_to_paddles_forward_file_gives_paddles_grad_program(case):
+    forward = load_program(str(GOLDEN / case / "model_forward.pb"))
+    paddle = load_program(str(GOLDEN / case / "model_with_grad.pb"))
+    meta = _meta(case)
+    pairs = append_backward(forward.global_block().var(meta["loss_name"]))
+    assert len(forward.blocks) == len(paddle.blocks)
+    for mine_block, paddle_block in zip(forward.blocks, paddle.blocks):
+        assert [(op.type, op.inputs, op.outputs) for op in mine_block.ops] == \
+            [(op.type, op.inputs, op.outputs) for op in paddle_block.ops]
     for mine, theirs in zip(forward.global_block().ops, paddle.global_block().ops):
         assert mine.attrs["op_role"] == theirs.attrs["op_role"], mine.type
         # Paddle orders op_role_var by the parameter order of the building process.
-        assert set(mine.attrs["op_role_var"]) == set(theirs.attrs["op_role_var"]), mine.type
-    meta = json.loads((MLP / "meta.json").read_text())
+        assert set(mine.attrs.get("op_role_var", [])) == \
+            set(theirs.attrs.get("op_role_var", [])), mine.type
     assert {p.name: g.name for p, g in pairs} == meta["param_grads"]
 
 
-def _golden_feeds_and_scope():
-    meta = json.loads((MLP / "meta.json").read_text())
+def _run_golden(case, program):
+    meta = _meta(case)
     scope = Scope()
-    for name, value in np.load(MLP / "params.npz").items():
+    for name, value in np.load(GOLDEN / case / "params.npz").items():
         scope[name] = value
-    return meta, dict(np.load(MLP / "inputs.npz")), scope
-
-
-def _assert_matches_expected(meta, names, values):
-    expected = np.load(MLP / "expected.npz")
+    feeds = dict(np.load(GOLDEN / case / "inputs.npz"))
+    with bind_ids(_paddle_callables(case)):
+        values = Executor().run(program, feed=feeds, fetch_list=meta["fetch_names"],
+                                scope=scope)
+    expected = np.load(GOLDEN / case / "expected.npz")
     tol = meta["tolerance"]
-    for name, value in zip(names, values):
+    for name, value in zip(meta["fetch_names"], values):
         want = expected[name]
         assert value.dtype == want.dtype and value.shape == want.shape, name
         assert np.all(np.abs(value - want) <= tol["atol"] + tol["rtol"] * np.abs(want)), name
 
 
-def test_paddles_grad_program_runs_to_paddles_gradients():
-    meta, feeds, scope = _golden_feeds_and_scope()
-    program = load_program(str(MLP / "model_with_grad.pb"))
-    values = Executor().run(program, feed=feeds, fetch_list=meta["fetch_names"], scope=scope)
-    _assert_matches_expected(meta, meta["fetch_names"], values)
+@pytest.mark.parametrize("case", GRAD_CASES)
+def test_paddles_grad_program_runs_to_paddles_gradients(case):
+    _run_golden(case, load_program(str(GOLDEN / case / "model_with_grad.pb")))
 
 
-def test_pyir_backward_of_paddles_forward_gives_paddles_gradients():
-    meta, feeds, scope = _golden_feeds_and_scope()
-    program = load_program(str(MLP / "model_forward.pb"))
-    append_backward(program.global_block().var(meta["loss_name"]))
-    values = Executor().run(program, feed=feeds, fetch_list=meta["fetch_names"], scope=scope)
-    _assert_matches_expected(meta, meta["fetch_names"], values)
+@pytest.mark.parametrize("case", GRAD_CASES)
+def test_pyir_backward_of_paddles_forward_gives_paddles_gradients(case):
+    program = load_program(str(GOLDEN / case / "model_forward.pb"))
+    append_backward(program.global_block().var(_meta(case)["loss_name"]))
+    _run_golden(case, program)
 
 
 # --- conventions (each expected sequence was read off Paddle 3.3.1 for the same program) ----
@@ -274,3 +294,22 @@ def test_pylayer_backward_matches_finite_differences():
     feed = {"x": np.random.default_rng(4).standard_normal((3, 4)).astype("float32") * 0.3}
     results = check_program(main, loss.name, feed, scope, ["fc_0.w_0", "x"])
     assert all(r.ok for r in results), [str(r) for r in results]
+
+
+def test_a_differentiable_op_without_rule_on_the_path_is_an_error(monkeypatch):
+    from pyir import registry
+    from pyir.registry import OpDef, Slot
+
+    fake = OpDef("fake_square", (Slot("X"),), (Slot("Out"),), (), lambda X: {"Out": X * X},
+                 None, None, True, "", ())
+    monkeypatch.setitem(registry.OPS, "fake_square", fake)
+    main = Program()
+    with program_guard(main, Program()):
+        x = pyir.static.data("x", [3], "float32")
+        x.stop_gradient = False
+        y = main.global_block().create_var("y", "float32", [3])
+        main.global_block().append_op("fake_square", {"X": ["x"]}, {"Out": ["y"]})
+        loss = pyir.mean(y)
+        with pytest.raises(GradError, match="fake_square is marked differentiable but has no "
+                                            "gradient rule"):
+            append_backward(loss)
