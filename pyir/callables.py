@@ -251,7 +251,7 @@ def _import(module: str, where: Where) -> None:
         raise CallableError(f"refused: cannot import module {module!r} ({e}); extra "
                             f"directories searched: {searched}. Name the directory holding it "
                             f"with `pyir run --path DIR` or $PYIR_PATH", where) from e
-    except Exception as e:
+    except (Exception, SystemExit) as e:  # a module's import-time failure is one error
         raise CallableError(f"importing module {module!r} raised {type(e).__name__}: {e}",
                             where) from e
     finally:
