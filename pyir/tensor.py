@@ -510,7 +510,7 @@ def _binary_operator(kind: str, scalar_rule=None, reflected: bool = False, to_fl
     def method(self, other):
         x = self
         if isinstance(other, numbers.Number) and not isinstance(other, bool):
-            if to_float or isinstance(other, float):
+            if to_float or not isinstance(other, numbers.Integral):
                 x = _as_float(x)
             if scalar_rule is not None:
                 return scalar_rule(x, other)
@@ -563,10 +563,21 @@ _OPERATORS = {
 }
 
 
+# Functions that are also Variable methods, as Paddle patches them: `x.mean()`, `x.reshape(...)`.
+_METHODS = ("tanh", "exp", "log", "sqrt", "square", "abs", "sigmoid", "matmul", "add",
+            "subtract", "multiply", "divide", "pow", "scale", "mean", "sum", "max", "min",
+            "reshape", "transpose", "split", "unsqueeze", "squeeze", "cast", "clip", "gather")
+
+
 def _install_operators(cls=Variable) -> None:
-    """Give `cls` the arithmetic operators (framework.py cannot import this module)."""
+    """Give `cls` the arithmetic operators and tensor methods (framework.py cannot import
+    this module). numpy scalars on the left defer to the Variable (`__array_ufunc__`)."""
     for dunder, method in _OPERATORS.items():
         setattr(cls, dunder, method)
+    for name in _METHODS:
+        setattr(cls, name, globals()[name])
+    cls.astype = cast
+    cls.__array_ufunc__ = None
 
 
 _install_operators()

@@ -383,3 +383,17 @@ def test_fluid_cross_entropy_rejects_soft_label():
     p = fluid.layers.data("p", [3])
     with pytest.raises(BuildError, match="cross_entropy2"):
         fluid.layers.cross_entropy(p, p, soft_label=True)
+
+
+def test_numpy_scalars_and_methods_on_variables():
+    x, _, _ = _inputs()
+    a = np.float32(2.0) * x
+    b = x.mean(axis=1)
+    c = x.astype("float64")
+    d = x.reshape([-1, 12]).tanh()
+    assert _ops() == ["scale", "reduce_mean", "cast", "reshape2", "tanh"]
+    assert c.dtype == np.float64 and d.shape == (-1, 12)
+    va, vb, vd = _run(a, b, d)
+    np.testing.assert_allclose(va, 2 * X, rtol=1e-6)
+    np.testing.assert_allclose(vb, X.mean(1), rtol=1e-6)
+    np.testing.assert_allclose(vd, np.tanh(X.reshape(2, 12)), rtol=1e-6)
