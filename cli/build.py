@@ -25,6 +25,7 @@ import click
 import numpy as np
 
 from pyir import dtypes, framework, registry
+from pyir.builder import ROLE_BACKWARD
 from pyir.errors import BuildError, PyirError, Where
 from pyir.framework import FEED_MINIBATCH, FETCH_LIST, Program
 
@@ -191,18 +192,51 @@ def _pick_programs(module, path: str) -> tuple[Program, Program]:
 
 
 def _outputs(main: Program, fetches: tuple[str, ...], path: str) -> list[str]:
-    from pyir.io import default_fetch_names
-
     block = main.global_block()
     for name in fetches:
         if block.find_var(name) is None:
             raise BuildError(f"--fetch {name!r}: the program has no such variable",
                              Where(file=path, var=name))
-    names = list(dict.fromkeys(fetches)) or default_fetch_names(main)
+    names = list(dict.fromkeys(fetches)) or default_outputs(main)
     if not names:
         raise BuildError("the program has no outputs (every variable is read by some op); "
                          "name them with --fetch NAME", Where(file=path))
     return names
+
+
+def default_outputs(program: Program) -> list[str]:
+    """What a model computes: the non-persistable global variables some op writes and no op
+    (in any block) reads, in the order they are written, without the side outputs of forward
+    ops (a leaf whose sibling outputs are read: unsqueeze2's XShape, the Softmax of
+    softmax_with_cross_entropy, a dropout Mask). Gradients written by backward ops stay.
+
+    Example:
+        >>> default_outputs(main)            # an MLP: ['fc_1.tmp_2']
+    """
+    read = {n for b in program.blocks for op in b.ops for n in op.input_arg_names}
+    block = program.global_block()
+    found: dict[str, None] = {}
+    for op in block.ops:
+        if _is_io(op):
+            continue
+        outs = [n for n in op.output_arg_names if n in block.vars]
+        if not _is_backward(op) and any(n in read for n in outs):
+            continue  # its result is used further on: its unread outputs are side outputs
+        for name in outs:
+            var = block.vars[name]
+            if name not in read and not var.persistable and var.type not in (FEED_MINIBATCH,
+                                                                               FETCH_LIST):
+                found[name] = None
+    return list(found)
+
+
+def _is_io(op) -> bool:
+    opdef = registry.lookup(op.type)
+    return opdef is not None and opdef.io is not None
+
+
+def _is_backward(op) -> bool:
+    return bool(int(op.attrs.get("op_role", 0)) & ROLE_BACKWARD)
 
 
 def state_updates(program: Program) -> list[str]:
@@ -211,8 +245,7 @@ def state_updates(program: Program) -> list[str]:
     block = program.global_block()
     written = {}
     for op in block.ops:
-        opdef = registry.lookup(op.type)
-        if opdef is not None and opdef.io is not None:
+        if _is_io(op):
             continue
         for name in op.output_arg_names:
             var = block.find_var(name)
@@ -253,8 +286,7 @@ def _print_summary(model: str, out: str, inputs, outputs: list[str]) -> None:
     for name in outputs:
         var = program.global_block().find_var(name)
         click.echo(f"  {name}  {_spec(var)}" if var is not None else f"  {name}")
-    counts = Counter(op.type for op in program.global_block().ops
-                     if (d := registry.lookup(op.type)) is None or d.io is None)
+    counts = Counter(op.type for op in program.global_block().ops if not _is_io(op))
     detail = ", ".join(f"{t} {n}" for t, n in sorted(counts.items()))
     click.echo(f"ops: {sum(counts.values())}" + (f" ({detail})" if detail else ""))
     names = [n for n in persistable_names(program) if n in scope]

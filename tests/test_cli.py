@@ -190,6 +190,23 @@ def test_build_after_append_backward_outputs_loss_and_gradients(tmp_path):
     assert loaded.program.global_block().var(loaded.fetch_names[0]).shape == ()
 
 
+def test_build_default_outputs_leave_out_side_outputs_of_forward_ops(tmp_path):
+    model = write(tmp_path / "ce.py", """
+        import pyir as paddle
+        x = paddle.static.data(name="x", shape=[None, 4], dtype="float32")
+        label = paddle.static.data(name="label", shape=[None, 1], dtype="int64")
+        logits = paddle.static.nn.fc(x, size=3)
+        loss = paddle.mean(paddle.nn.functional.cross_entropy(logits, label))
+        y = paddle.tanh(paddle.unsqueeze(logits, [0]))    # unsqueeze2's XShape: a side output
+    """)
+    result = cli("build", model, "-o", tmp_path / "ce.pb")
+    assert result.exit_code == 0, result.output
+    loaded = pyir.io.load_model(str(tmp_path / "ce.pb"), scope=pyir.static.Scope())
+    program = loaded.program.global_block()
+    writers = {n: op for op in program.ops for n in op.output_arg_names}
+    assert [writers[n].type for n in loaded.fetch_names] == ["reduce_mean", "tanh"]
+
+
 def test_build_starts_from_fresh_programs(tmp_path):
     pyir.static.data(name="leftover", shape=[1], dtype="float32")
     model = write(tmp_path / "two.py", TWO_INPUTS)
