@@ -21,7 +21,7 @@ import numpy as np
 
 from . import dtypes
 from .eager import Node, Tensor, array_of, is_grad_enabled, no_grad
-from .errors import GradError, PyirError
+from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer
 
@@ -98,11 +98,15 @@ class PyLayer:
         return _apply_eager(cls, args, kwargs, [v for v in leaves if isinstance(v, Tensor)])
 
 
+def _at(cls, method: str) -> Where:
+    return Where(callable=f"{cls.__module__}:{cls.__qualname__}.{method}")
+
+
 def _check_overridden(cls) -> None:
     for name in ("forward", "backward"):
         if getattr(cls, name) is getattr(PyLayer, name):
             raise PyirError(f"PyLayer subclass {cls.__name__} must define a static {name}(ctx, "
-                            f"...)")
+                            f"...)", _at(cls, name))
 
 
 # --- the tape walk -------------------------------------------------------------------------
@@ -199,7 +203,7 @@ def _apply_eager(cls, args: tuple, kwargs: dict, inputs: list):
     outputs = [v for v in flatten(result) if isinstance(v, Tensor)]
     if not outputs:
         raise PyirError(f"{cls.__name__}.forward must return a Tensor or a list/tuple holding at "
-                        f"least one Tensor, got {type(result).__name__}")
+                        f"least one Tensor, got {type(result).__name__}", _at(cls, "forward"))
     if not (is_grad_enabled() and any(not t.stop_gradient for t in inputs)):
         return result
     _check_backward_arity(cls, len(outputs))
@@ -231,7 +235,8 @@ def _check_backward_arity(cls, n_outputs: int) -> None:
     except TypeError:
         raise PyirError(f"{cls.__name__}.backward must take one gradient per Tensor output of "
                         f"forward ({n_outputs}) after ctx; its signature is "
-                        f"backward{inspect.signature(cls.backward)}") from None
+                        f"backward{inspect.signature(cls.backward)}", _at(cls, "backward")) \
+            from None
     except ValueError:  # builtins without a signature: checked when backward runs
         pass
 
@@ -258,7 +263,8 @@ class _PyLayerNode(Node):
             raise GradError(
                 f"{self.cls.__name__}.backward returned {len(results)} gradient(s), but forward "
                 f"took {len(self.inputs)} Tensor input(s): return one gradient per Tensor input "
-                f"of forward, in order (None for an input without gradient)")
+                f"of forward, in order (None for an input without gradient)",
+                _at(self.cls, "backward"))
         return {name: self._checked(i, g, x)
                 for i, (g, (name, x)) in enumerate(zip(results, self.inputs))}
 
@@ -267,15 +273,16 @@ class _PyLayerNode(Node):
             return None
         if not isinstance(g, (Tensor, np.ndarray)):
             raise GradError(f"{self.cls.__name__}.backward returned a {type(g).__name__} as "
-                            f"gradient #{i}; return a Tensor (or None)")
+                            f"gradient #{i}; return a Tensor (or None)", _at(self.cls, "backward"))
         value = np.asarray(g._value if isinstance(g, Tensor) else g)
         if value.shape != x._value.shape:
             raise GradError(f"{self.cls.__name__}.backward: gradient #{i} has shape "
-                            f"{list(value.shape)}, but input #{i} has shape {x.shape}")
+                            f"{list(value.shape)}, but input #{i} has shape {x.shape}",
+                            _at(self.cls, "backward"))
         if value.dtype != x.dtype:
             raise GradError(f"{self.cls.__name__}.backward: gradient #{i} is "
                             f"{dtypes.name_of(value.dtype)}, but input #{i} is "
-                            f"{dtypes.name_of(x.dtype)}; cast it")
+                            f"{dtypes.name_of(x.dtype)}; cast it", _at(self.cls, "backward"))
         return value
 
 
@@ -303,7 +310,7 @@ def _apply_static(cls, args: tuple, kwargs: dict):
               if isinstance(v, Variable)]
     if len(nested) != len(slots):
         raise PyirError(f"{cls.__name__}.apply: pass Variables as direct arguments (not inside "
-                        f"lists) when building a static program")
+                        f"lists) when building a static program", _at(cls, "apply"))
     inner: dict[str, Any] = {}
 
     def forward_fn(*variables):

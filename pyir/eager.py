@@ -23,7 +23,7 @@ import numbers
 import numpy as np
 
 from . import dtypes, registry
-from .errors import GradError, PyirError
+from .errors import GradError, KernelError, PyirError, Where
 from .ops._helpers import EMPTY_VAR, grad_name
 
 _grad_enabled = [True]
@@ -373,10 +373,18 @@ def run_op(op_type: str, inputs: dict | None = None, attrs: dict | None = None) 
     opdef = registry.get(op_type)
     if opdef.runtime:
         raise PyirError(f"op {op_type} needs a program to run ({', '.join(opdef.runtime)}); "
-                        f"it has no eager form")
+                        f"it has no eager form", Where(op_type=op_type))
     full = _kernel_attrs(opdef, attrs or {})
     args, names, tensors = _gather(opdef, inputs or {})
-    outs, out_names, out_tensors = _wrap(opdef, opdef.kernel(*args, *full.values()))
+    try:
+        results = opdef.kernel(*args, *full.values())
+    except PyirError:
+        raise
+    except Exception as e:
+        shapes = ", ".join(f"{n}={t.shape}" for n, t in tensors)
+        raise KernelError(f"kernel failed on inputs ({shapes}): {type(e).__name__}: {e}",
+                          Where(op_type=op_type)) from e
+    outs, out_names, out_tensors = _wrap(opdef, results)
     if _grad_enabled[0] and opdef.grad is not None and \
             any(not t.stop_gradient for _, t in tensors):
         stand_in = _StandIn(op_type, names, out_names, {**full, **(attrs or {})})
@@ -388,7 +396,8 @@ def _gather(opdef, inputs: dict) -> tuple[list, dict, list]:
     """Kernel arguments, local names per input slot, and [(local name, Tensor)]."""
     unknown = set(inputs) - {s.name for s in opdef.inputs}
     if unknown:
-        raise PyirError(f"op {opdef.type} has no input slot {sorted(unknown)[0]!r}")
+        raise PyirError(f"op {opdef.type} has no input slot {sorted(unknown)[0]!r}",
+                        Where(op_type=opdef.type))
     args, names, tensors = [], {}, []
     for slot in opdef.inputs:
         value = inputs.get(slot.name)
@@ -422,11 +431,12 @@ def _kernel_attrs(opdef, attrs: dict) -> dict:
     if unknown:
         known = ", ".join(a.name for a in opdef.attrs) or "none"
         raise PyirError(f"op {opdef.type} has no attribute {unknown[0]!r} (its attributes: "
-                        f"{known})")
+                        f"{known})", Where(op_type=opdef.type))
     full = registry.resolved_attrs(opdef, attrs)
     missing = [k for k, v in full.items() if v is registry.REQUIRED]
     if missing:
-        raise PyirError(f"op {opdef.type} needs attribute {missing[0]!r}")
+        raise PyirError(f"op {opdef.type} needs attribute {missing[0]!r}",
+                        Where(op_type=opdef.type))
     return full
 
 
@@ -474,7 +484,7 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
     gdef = registry.get(gop.type)
     if gdef.runtime:
         raise GradError(f"the gradient of op {forward_type} ({gop.type}) needs a program; it "
-                        f"cannot run in eager mode")
+                        f"cannot run in eager mode", Where(op_type=gop.type))
     args = []
     for slot in gdef.inputs:
         names = [n for n in gop.inputs.get(slot.name, []) if n != EMPTY_VAR]
@@ -486,7 +496,8 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
     attrs = registry.resolved_attrs(gdef, gop.attrs)
     missing = [k for k, v in attrs.items() if v is registry.REQUIRED]
     if missing:
-        raise GradError(f"grad op {gop.type} of {forward_type} needs attribute {missing[0]!r}")
+        raise GradError(f"grad op {gop.type} of {forward_type} needs attribute {missing[0]!r}",
+                        Where(op_type=gop.type))
     results = gdef.kernel(*args, *attrs.values())
     for slot, names in gop.outputs.items():
         value = results.get(slot)

@@ -12,7 +12,7 @@ import pyir
 from pyir import framework
 from pyir.autograd import PyLayer
 from pyir.eager import run_op
-from pyir.errors import GradError, PyirError
+from pyir.errors import GradError, KernelError, PyirError
 
 from conftest import ROOT
 
@@ -322,3 +322,18 @@ def test_forward_must_return_a_tensor():
 
     with pytest.raises(PyirError, match="at least one Tensor"):
         Nothing.apply(_t([1.0]))
+
+
+def test_errors_name_the_op_or_the_callable():
+    with pytest.raises(KernelError) as info:
+        pyir.matmul(_t(np.ones((2, 3))), _t(np.ones((2, 3))))
+    assert info.value.where.op_type == "matmul_v2" and "X0=[2, 3]" in str(info.value)
+
+    class Wrong(_OneInOneOut):
+        @staticmethod
+        def backward(ctx, dy):
+            return dy, dy
+
+    with pytest.raises(GradError) as info:
+        Wrong.apply(_t([1.0])).sum().backward()
+    assert info.value.where.callable.endswith("Wrong.backward")
