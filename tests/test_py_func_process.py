@@ -249,3 +249,29 @@ def test_cli_hostile_file_is_refused_and_nothing_runs(tmp_path):
                     env={"PYIR_PATH": str(TESTS), "PYIR_TEST_SENTINEL": str(sentinel)})
     assert good.returncode == 0, good.stderr
     assert sentinel.exists()  # the same file without the hostile op does run the first op
+
+
+def test_cli_build_grad_run_matches_in_process_append_backward(tmp_path, monkeypatch, capsys):
+    import runpy
+
+    import pyir
+    from pyir.io import load_model
+
+    sample = SAMPLES / "seed003_example1_registered.py"
+    inputs = SAMPLES / "seed003_example1_inputs.npz"
+    for args in (("build", sample, "-o", "ex1.pb"), ("grad", "ex1.pb", "-o", "train.pb"),
+                 ("run", "train.pb", "--path", SAMPLES, "--feed", inputs, "-o", "g.npz", "-q")):
+        result = pyir_cli(*args, cwd=tmp_path)
+        assert result.returncode == 0, (args, result.stderr)
+    # the same model built and differentiated in this process, on the parameters built above
+    monkeypatch.syspath_prepend(str(SAMPLES))
+    ns = runpy.run_path(str(sample), run_name="__main__")
+    pyir.static.append_backward(ns["res"])
+    scope = pyir.static.Scope()
+    load_model(str(tmp_path / "ex1.pb"), scope=scope)
+    with np.load(tmp_path / "g.npz") as fresh, np.load(inputs) as feed:
+        names = [n for n in fresh.files if n != "x@GRAD"]
+        assert len(names) == 11 and ns["res"].name in names
+        values = pyir.static.Executor().run(feed=dict(feed), fetch_list=names, scope=scope)
+        for name, value in zip(names, values):
+            np.testing.assert_allclose(fresh[name], value, rtol=1e-6, atol=1e-9, err_msg=name)
