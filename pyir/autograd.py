@@ -289,7 +289,8 @@ class _PyLayerNode(Node):
 # --- static ------------------------------------------------------------------------------
 class StaticPyLayerContext(PyLayerContext):
     """The context of a PyLayer lowered to a `pylayer` op: saved Variables reach the backward
-    block by name (it reads them from the forward run's step scope)."""
+    block by name (it reads them from the forward run's step scope). Output gradients that
+    do not flow back are always zeros there (`set_materialize_grads(False)` has no effect)."""
 
     def saved_tensor(self) -> tuple:
         block = default_main_program().current_block()

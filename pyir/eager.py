@@ -159,6 +159,10 @@ class Tensor:
 
         backward_into_leaves([self], [grad_tensor])
 
+    def gradient(self) -> np.ndarray | None:
+        """`.grad` as a numpy array (None before any backward)."""
+        return None if self.grad is None else self.grad._value
+
     def clear_grad(self) -> None:
         self.grad = None
 

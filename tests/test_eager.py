@@ -337,3 +337,10 @@ def test_errors_name_the_op_or_the_callable():
     with pytest.raises(GradError) as info:
         Wrong.apply(_t([1.0])).sum().backward()
     assert info.value.where.callable.endswith("Wrong.backward")
+
+
+def test_autograd_backward_of_several_tensors_with_given_gradients():
+    x = _t([1.0, 2.0])
+    a, b = x * 2, x * x
+    pyir.autograd.backward([a, b], [_t([1.0, 1.0]), np.array([0.5, 0.5])])
+    np.testing.assert_array_equal(x.gradient(), 2 + 0.5 * 2 * x.numpy())
