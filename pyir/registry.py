@@ -57,12 +57,17 @@ _COMPATIBLE = {
 
 @dataclass(frozen=True)
 class Slot:
-    """An input or output slot. `no_grad` inputs (labels, indices) never get a gradient."""
+    """An input or output slot.
+
+    `no_grad` inputs (labels, indices) never get a gradient. `extra` outputs (e.g. XShape of
+    transpose2, dropout's Mask) are dropped from ops in saved inference models, as Paddle does.
+    """
 
     name: str
     duplicable: bool = False
     dispensable: bool = False
     no_grad: bool = False
+    extra: bool = False
 
     @property
     def param(self) -> str:
