@@ -160,7 +160,11 @@ def main(argv=None) -> int:
     report("W1", p / n, 1.3, "x", f"pyir {p * 1e6:.1f} us/call, numpy {n * 1e6:.1f} us/call")
     p, n = w3(max(args.calls // 10, 50))
     report("W3", p / n, 1.4, "x", f"pyir {p * 1e6:.1f} us/call, numpy {n * 1e6:.1f} us/call")
-    warm, cold = cli_run(args.cli_runs)
+    try:
+        warm, cold = cli_run(args.cli_runs)
+    except subprocess.CalledProcessError as e:
+        print(f"CLI  failed: {' '.join(map(str, e.cmd))}: {e.stderr.decode().strip()}")
+        return 1
     report("CLI", warm * 1e3, 250, "ms", f"`pyir run` of samples/mlp.py, median of "
                                          f"{args.cli_runs} processes (bytecode cached; "
                                          f"{cold * 1e3:.0f} ms with none)")
