@@ -368,3 +368,13 @@ def test_py_func_inside_pylayer_blocks_runs_here_and_in_a_fresh_process(tmp_path
                                                        "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "dx.npy"), dx_value)
+
+
+def test_seed002_layer_in_a_static_program(capsys):
+    ns = runpy.run_path(str(ROOT / "samples" / "seed002_pylayer_static.py"),
+                        run_name="__main__")
+    assert [op.type for op in ns["x"].block.program.global_block().ops][:2] == \
+        ["pylayer", "reduce_mean"]
+    xv = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    printed = capsys.readouterr().out
+    assert str(np.tanh(xv)) in printed and str((1 - np.tanh(xv) ** 2) / 6) in printed

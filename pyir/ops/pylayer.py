@@ -127,9 +127,10 @@ def _pylayer_grad_maker(op: Operator, opdef) -> list[GradOp]:
         if needy:
             raise GradError(
                 f"this pylayer has no backward block (static_pylayer was called without "
-                f"backward_fn), but its input {needy[0]!r} needs a gradient: pass a "
-                f"backward_fn, or set {needy[0]}.stop_gradient = True to treat it as a "
-                f"constant", op.where().with_(var=needy[0]))
+                f"backward_fn, or the program was saved as an inference model, which drops "
+                f"backward blocks), but its input {needy[0]!r} needs a gradient: build it with "
+                f"a backward_fn and save the program whole, or set {needy[0]}.stop_gradient = "
+                f"True to treat it as a constant", op.where().with_(var=needy[0]))
         return []
     backward = op.block.program.blocks[blocks[1]]
     computed = block_writes(backward)
