@@ -19,6 +19,10 @@ def _aux(name: str, duplicable: bool = False) -> Slot:
     return Slot(name, duplicable=duplicable, dispensable=True, no_grad=True)
 
 
+# Paddle drops these ops' XShape from saved inference programs (reshape2 keeps its own).
+_XSHAPE_EXTRA = Slot("XShape", extra=True)
+
+
 def _xshape(shape: tuple) -> tuple:
     return (0, *shape)
 
@@ -112,7 +116,7 @@ def reshape2_grad(Shape, ShapeTensor, XShape, Out_grad, shape):
 
 # --- transpose2 -------------------------------------------------------------------------------
 @register_op(
-    "transpose2", inputs=["X"], outputs=["Out", "XShape"], attrs=[Attr("axis", T.INTS, [])],
+    "transpose2", inputs=["X"], outputs=["Out", _XSHAPE_EXTRA], attrs=[Attr("axis", T.INTS, [])],
     infer=_infer_xshape_op(lambda x, axis: tuple(x[a] for a in axis), "axis"),
     grad=_xshape_grad("transpose2_grad"), doc="Out = X with its dims permuted by `axis`",
     examples=[
@@ -167,7 +171,7 @@ def _runtime_axes(AxesTensor, AxesTensorList, axes):
 
 
 @register_op(
-    "unsqueeze2", inputs=["X", *_AXES_AUX], outputs=["Out", "XShape"],
+    "unsqueeze2", inputs=["X", *_AXES_AUX], outputs=["Out", _XSHAPE_EXTRA],
     attrs=[Attr("axes", T.INTS, [])], infer=_infer_xshape_op(unsqueeze_shape, "axes"),
     grad=_xshape_grad("unsqueeze2_grad"), doc="Out = X with size-1 dims inserted at `axes`",
     examples=[
@@ -191,7 +195,7 @@ def unsqueeze2_grad(AxesTensor, AxesTensorList, XShape, Out_grad, axes):
 
 
 @register_op(
-    "squeeze2", inputs=["X"], outputs=["Out", "XShape"], attrs=[Attr("axes", T.INTS, [])],
+    "squeeze2", inputs=["X"], outputs=["Out", _XSHAPE_EXTRA], attrs=[Attr("axes", T.INTS, [])],
     infer=_infer_xshape_op(squeeze_shape, "axes"), grad=_xshape_grad("squeeze2_grad"),
     doc="Out = X without the size-1 dims in `axes` (every size-1 dim when empty)",
     examples=[
