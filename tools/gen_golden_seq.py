@@ -289,6 +289,10 @@ def edges(c: Case):
             _op("strided_slice", {"Input": s, "StartsTensorList": [start], "EndsTensor": end},
                 {"axes": [0], "starts": [-1], "ends": [-1], "strides": [2],
                  "infer_flags": [-1]}))
+    c.fetch("strided_slice decreasing every axis",
+            _op("strided_slice", {"Input": s}, {"axes": [0, 1], "starts": [2, -1],
+                                                "ends": [3, 4], "strides": [1, 1],
+                                                "decrease_axis": [0, 1], "infer_flags": [1, 1]}))
     e = c.uniform("e", [1, 4])
     shape = c.data("shape", np.array([3, 4], np.int32))
     c.fetch("expand_v2 Shape tensor", _op("expand_v2", {"X": e, "Shape": shape},
@@ -363,6 +367,36 @@ def more_ops(c: Case):
                                  outs={"Y": "float32"})["Y"])
 
 
+@case
+def grids(c: Case):
+    """linspace, eye, diag_v2 both ways, meshgrid, increment."""
+    args = {k: c.data(f"lin_{k}", np.array([v], dt)) for k, v, dt in
+            (("Start", 0.0, "float32"), ("Stop", 1.0, "float32"), ("Num", 7, "int32"))}
+    c.fetch("linspace float32 7", _op("linspace", args, {"dtype": 5}, dtype="float32"))
+    args = {k: c.data(f"lin2_{k}", np.array([v], dt)) for k, v, dt in
+            (("Start", 10.0, "float32"), ("Stop", -3.0, "float32"), ("Num", 6, "int32"))}
+    c.fetch("linspace descending", _op("linspace", args, {"dtype": 5}, dtype="float32"))
+    c.fetch("eye 3x4", _eye(3, 4))  # no inputs: _op infers dtypes from inputs
+    v = c.uniform("v", [3])
+    c.fetch("diag_v2 vector offset=-1 padding",
+            _op("diag_v2", {"X": v}, {"offset": -1, "padding_value": 2.0}))
+    m = c.uniform("m", [3, 5])
+    c.fetch("diag_v2 matrix offset=2", _op("diag_v2", {"X": m}, {"offset": 2}))
+    grids = _op("meshgrid", {"X": [v, c.uniform("u", [4])]}, outs={"Out": ("float32", 2)})
+    c.fetch("meshgrid 0", grids[0])
+    c.fetch("meshgrid 1", grids[1])
+    counter = c.data("counter", np.array([3], np.int64))
+    c.fetch("increment int64", _op("increment", {"X": counter}, {"step": 2.0}))
+
+
+def _eye(rows, cols):
+    helper = LayerHelper("eye")
+    out = helper.create_variable_for_type_inference("float32")
+    helper.append_op(type="eye", inputs={}, outputs={"Out": out},
+                     attrs={"num_rows": rows, "num_columns": cols, "dtype": 5})
+    return out
+
+
 # --- gradient cases: Paddle's append_backward programs and gradients -----------------------
 GRAD_CASES = set()
 
@@ -424,6 +458,12 @@ def grads_linalg_indexing(c: Case):
     nd = c.data("nd", np.array([[1], [0], [1]], np.int64))
     c.term(_op("scatter_nd_add", {"X": gi("scatter_nd_add X", [3, 2]), "Index": nd,
                                   "Updates": gi("scatter_nd_add Updates", [3, 2])}))
+    diag = _op("diag_v2", {"X": gi("diag_v2 X", [3, 4])}, {"offset": 1})
+    c.term(diag)
+    mesh = _op("meshgrid", {"X": [gi("meshgrid X0", [2]), gi("meshgrid X1", [3])]},
+               outs={"Out": ("float32", 2)})
+    c.term(mesh[0])
+    c.term(mesh[1])
     mask = c.data("mask", np.array([[True, False, True], [False, True, True]]))
     c.term(_op("masked_select", {"X": gi("masked_select X", [2, 3]), "Mask": mask},
                outs={"Y": "float32"})["Y"], shape=[4])

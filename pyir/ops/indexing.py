@@ -170,8 +170,10 @@ def _ss_index(ndim, axes, starts, ends, strides):
 
 
 def _decreased(shape, decrease_axis):
+    """shape without decrease_axis; [1] when nothing is left, as Paddle's kernel gives
+    (Paddle's own compile-time shape says [] there, but its result is [1])."""
     drop = {a % len(shape) for a in decrease_axis}
-    return tuple(d for i, d in enumerate(shape) if i not in drop)
+    return tuple(d for i, d in enumerate(shape) if i not in drop) or (1,)
 
 
 def _infer_strided_slice(ctx):
@@ -211,6 +213,9 @@ def _ss_slices(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList
                 {"axes": [1], "starts": [2], "ends": [3], "strides": [1],
                  "decrease_axis": [1]},
                 lambda Input, **a: {"Out": Input[:, 2]}),
+        Example({"Input": rand(3, 4)}, {"axes": [0, 1], "starts": [1, -1], "ends": [2, 4],
+                                        "strides": [1, 1], "decrease_axis": [0, 1]},
+                lambda Input, **a: {"Out": Input[1, 3:4]}),
         Example({"Input": rand(5, 3), "StartsTensorList": [np.array([1], np.int64)],
                  "EndsTensor": np.array([100], np.int32)},
                 {"axes": [0], "starts": [0], "ends": [1], "strides": [2]},
@@ -1005,3 +1010,139 @@ def masked_select_grad(X, Mask, Y_grad):
     dx = np.zeros_like(X)
     dx[np.broadcast_to(Mask, X.shape)] = Y_grad
     return {"X@GRAD": dx}
+
+
+# --- grids, diagonals, counters: linspace, eye, diag_v2, meshgrid, increment ---------------------
+def _linspace(start, stop, num, dtype):
+    """Paddle's symmetric linspace: the first half steps up from start, the rest down from stop."""
+    if num == 1:
+        return np.array([start], dtype)
+    step = (stop - start) / (num - 1)
+    i = np.arange(num)
+    return np.where(i < num // 2, start + step * i, stop - step * (num - 1 - i)).astype(dtype)
+
+
+@register_op(
+    "linspace", inputs=[Slot("Start", no_grad=True), Slot("Stop", no_grad=True),
+                        Slot("Num", no_grad=True)], outputs=["Out"],
+    attrs=[Attr("dtype", T.INT, 5)],
+    infer=lambda ctx: {"Out": VarSpec((-1,), dtypes.to_numpy(ctx.attr("dtype")))},
+    doc="Out = num evenly spaced values from Start to Stop, both included",
+    examples=[Example({"Start": np.array([0.0], np.float32), "Stop": np.array([1.0], np.float32),
+                       "Num": np.array([5], np.int32)}, {"dtype": 5},
+                      lambda **a: {"Out": np.array([0, 0.25, 0.5, 0.75, 1], np.float32)}),
+              Example({"Start": np.array([2.0], np.float32), "Stop": np.array([-4.0], np.float32),
+                       "Num": np.array([4], np.int32)}, {"dtype": 3},
+                      lambda **a: {"Out": np.array([2, 0, -2, -4], np.int64)})],
+)
+def linspace(Start, Stop, Num, dtype):
+    num = _ints(Num)[0]
+    values = _linspace(float(np.asarray(Start).reshape(-1)[0]),
+                       float(np.asarray(Stop).reshape(-1)[0]), num, np.float64)
+    return {"Out": values.astype(dtypes.to_numpy(dtype))}
+
+
+def _infer_eye(ctx):
+    rows, cols = ctx.attr("num_rows"), ctx.attr("num_columns")
+    return {"Out": VarSpec((rows, rows if cols == -1 else cols),
+                           dtypes.to_numpy(ctx.attr("dtype")))}
+
+
+@register_op(
+    "eye", outputs=["Out"],
+    attrs=[Attr("num_rows", T.LONG, 1), Attr("num_columns", T.LONG, -1), Attr("dtype", T.INT, 5)],
+    infer=_infer_eye, doc="Out = identity matrix [num_rows, num_columns (-1: num_rows)]",
+    examples=[Example({}, {"num_rows": 2, "num_columns": 3},
+                      lambda **a: {"Out": np.array([[1, 0, 0], [0, 1, 0]], np.float32)}),
+              Example({}, {"num_rows": 2, "dtype": 3},
+                      lambda **a: {"Out": np.array([[1, 0], [0, 1]], np.int64)})],
+)
+def eye(num_rows, num_columns, dtype):
+    cols = num_rows if num_columns == -1 else num_columns
+    return {"Out": np.eye(num_rows, cols, dtype=dtypes.to_numpy(dtype))}
+
+
+_DIAG_ATTRS = [Attr("offset", T.INT, 0), Attr("padding_value", T.FLOAT, 0.0)]
+
+
+def _infer_diag(ctx):
+    x, k = ctx.input("X"), ctx.attr("offset")
+    if len(x.shape) == 1:
+        n = -1 if x.shape[0] == -1 else x.shape[0] + abs(k)
+        return {"Out": VarSpec((n, n), x.dtype)}
+    rows, cols = x.shape
+    n = -1 if -1 in (rows, cols) else max(0, min(rows, cols - k) if k >= 0 else min(rows + k,
+                                                                                    cols))
+    return {"Out": VarSpec((n,), x.dtype)}
+
+
+@register_op(
+    "diag_v2", inputs=["X"], outputs=["Out"], attrs=_DIAG_ATTRS, infer=_infer_diag,
+    grad=default_grad("diag_v2_grad", uses=["X"]),
+    doc="1-D X: a matrix with X on diagonal `offset`, padding_value elsewhere; 2-D X: that "
+        "diagonal of X",
+    examples=[Example({"X": rand(2)}, {"offset": 1, "padding_value": 0.5},
+                      lambda X, **a: {"Out": np.array([[0.5, X[0], 0.5], [0.5, 0.5, X[1]],
+                                                       [0.5, 0.5, 0.5]], np.float32)}),
+              Example({"X": rand(3, 4)}, {"offset": -1},
+                      lambda X, **a: {"Out": np.array([X[1, 0], X[2, 1]])})],
+)
+def diag_v2(X, offset, padding_value):
+    if X.ndim == 2:
+        return {"Out": np.ascontiguousarray(np.diagonal(X, offset))}
+    out = np.diag(X, offset)
+    out[~np.eye(*out.shape, k=offset, dtype=bool)] = padding_value
+    return {"Out": out}
+
+
+@register_op("diag_v2_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], attrs=_DIAG_ATTRS,
+             infer=same_as("X", out="X@GRAD"), grad_of="diag_v2",
+             doc="dX = the diagonal of dOut (1-D X) or dOut placed on the diagonal (2-D X)")
+def diag_v2_grad(X, Out_grad, offset, padding_value):
+    if X.ndim == 1:
+        return {"X@GRAD": np.ascontiguousarray(np.diagonal(Out_grad, offset))}
+    dx = np.zeros_like(X)
+    rows = np.arange(Out_grad.shape[0]) + max(-offset, 0)
+    dx[rows, rows + offset] = Out_grad
+    return {"X@GRAD": dx}
+
+
+def _infer_meshgrid(ctx):
+    xs = ctx.input_list("X")
+    shape = tuple(x.shape[0] if x.shape else 1 for x in xs)
+    return {"Out": [VarSpec(shape, x.dtype) for x in xs]}
+
+
+@register_op(
+    "meshgrid", inputs=[Slot("X", duplicable=True)], outputs=[Slot("Out", duplicable=True)],
+    infer=_infer_meshgrid, grad=default_grad("meshgrid_grad"),
+    doc="Out[i] = X[i] broadcast along every other input's axis ('ij' indexing)",
+    examples=[Example({"X": [rand(2), rand(3)]}, expect=lambda X: {
+        "Out": [np.stack([X[0]] * 3, 1), np.stack([X[1]] * 2, 0)]})],
+)
+def meshgrid(X):
+    return {"Out": [np.ascontiguousarray(a) for a in np.meshgrid(*X, indexing="ij")]}
+
+
+@register_op("meshgrid_grad", inputs=[Slot("X", duplicable=True),
+                                      Slot("Out@GRAD", duplicable=True)],
+             outputs=[Slot("X@GRAD", duplicable=True)], grad_of="meshgrid",
+             doc="dX[i] = dOut[i] summed over every axis but i")
+def meshgrid_grad(X, Out_grad):
+    n = len(X)
+    grads = [np.zeros_like(x) if g is None else
+             g.sum(axis=tuple(a for a in range(n) if a != i)).reshape(X[i].shape)
+             for i, (x, g) in enumerate(zip(X, Out_grad))]
+    return {"X@GRAD": grads}
+
+
+@register_op(
+    "increment", inputs=["X"], outputs=["Out"], attrs=[Attr("step", T.FLOAT, 1.0)],
+    infer=same_as("X"), doc="Out = X + step (X has one element; a loop counter)",
+    examples=[Example({"X": np.array([3], np.int64)}, {"step": 2.0},
+                      expect=lambda X, step: {"Out": np.array([5], np.int64)}),
+              Example({"X": np.array([0.5], np.float32)}, {"step": -1.5},
+                      expect=lambda X, step: {"Out": np.array([-1.0], np.float32)})],
+)
+def increment(X, step):
+    return {"Out": (X + step).astype(X.dtype)}
