@@ -81,15 +81,20 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
         >>> loss = paddle.mean(pyir.static.nn.fc(x, 1))
         >>> params_grads = pyir.static.append_backward(loss)
     """
-    block = _check_target(loss)
-    program = block.program
-    _mark_loss_op(block, loss)
-    seed = _seed_op(loss, ROLE_LOSS | ROLE_BACKWARD)
-    grads = _run_pass(block, [loss], [], [seed], no_grad_set)
-    params = _parameters(program, parameter_list)
+    block = loss.block
+    grads = _backward_of_loss(loss, no_grad_set)
+    params = _parameters(block.program, parameter_list)
     pairs = [(p, block.var(grads[p.name])) for p in params if p.name in grads]
     _set_op_role_vars(block, pairs)
     return pairs
+
+
+def _backward_of_loss(loss: Variable, no_grad_set) -> dict:
+    """Mark the loss op, seed loss@GRAD, append the pass; {forward name: grad name}."""
+    block = _check_target(loss)
+    _mark_loss_op(block, loss)
+    seed = _seed_op(loss, ROLE_LOSS | ROLE_BACKWARD)
+    return _run_pass(block, [loss], [], [seed], no_grad_set)
 
 
 def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
@@ -146,12 +151,12 @@ def differentiate(program: Program, loss: str | None = None, wrt=None,
     for name in wrt:
         _find(block, name, "--wrt variable").stop_gradient = False
     others = [n for n in _leaves(program) if n not in wrt]
-    append_backward(loss_var, parameter_list=[], no_grad_set=others)
-    missing = [n for n in wrt if block.find_var(grad_var_name(n)) is None]
+    grads = _backward_of_loss(loss_var, others)
+    missing = [n for n in wrt if n not in grads]
     if missing:
         raise GradError(f"{loss!r} does not depend on {', '.join(map(repr, missing))}; nothing "
                         f"to differentiate there", Where(file=program.source, var=missing[0]))
-    return loss, [(n, grad_var_name(n)) for n in wrt]
+    return loss, [(n, grads[n]) for n in wrt]
 
 
 def default_loss(program: Program) -> str:
@@ -238,9 +243,9 @@ def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -
     if renames:
         for entry in entries:
             _rename_args(entry.op, renames, outputs=False)
-    prefix = _repeat_prefix(program)
+    keep = {name for s in seeds for name in _out_names(s.op)} | set(renames or {})
+    prefix = _repeat_prefix(program, block, entries, keep)
     if prefix:
-        keep = {name for s in seeds for name in _out_names(s.op)} | set(renames or {})
         _prefix_outputs(entries, prefix, keep)
     _append(block, entries)
     written = {n for e in entries for n in _out_names(e.op)}
@@ -425,9 +430,17 @@ def _rename_args(g: GradOp, mapping: dict, outputs: bool = True) -> None:
             names[:] = [mapping.get(n, n) for n in names]  # in place: callers hold the lists
 
 
-def _repeat_prefix(program: Program) -> str:
-    """`grad/` * k for the k-th backward pass over a program (k > 1), as Paddle names them."""
+def _repeat_prefix(program: Program, block: Block, entries: list, keep: set) -> str:
+    """`grad/` * k for the k-th backward pass over a program (k > 1), as Paddle names them.
+
+    A program read from a file does not remember its passes: there a gradient name some op
+    already writes also counts as a repeated pass.
+    """
     times = getattr(program, "_appending_grad_times", 0) + 1
+    written = {n for op in block.ops for n in op.output_arg_names}
+    if times == 1 and any(n in written for e in entries for n in _out_names(e.op)
+                          if n not in keep):
+        times = 2
     program._appending_grad_times = times
     return "grad/" * times if times > 1 else ""
 

@@ -313,3 +313,19 @@ def test_a_differentiable_op_without_rule_on_the_path_is_an_error(monkeypatch):
         with pytest.raises(GradError, match="fake_square is marked differentiable but has no "
                                             "gradient rule"):
             append_backward(loss)
+
+
+def test_differentiating_a_file_that_already_has_gradients_renames_the_new_ones():
+    from pyir.backward import differentiate
+
+    case = "mlp_grad"
+    program = load_program(str(GOLDEN / case / "model_with_grad.pb"))
+    loss, [(name, grad)] = differentiate(program, None, ["x"])
+    assert (loss, name, grad) == ("mean_0.tmp_0", "x", "grad/grad/x@GRAD")
+    scope = Scope()
+    for key, value in np.load(GOLDEN / case / "params.npz").items():
+        scope[key] = value
+    [got] = Executor().run(program, feed=dict(np.load(GOLDEN / case / "inputs.npz")),
+                           fetch_list=[grad], scope=scope)
+    np.testing.assert_allclose(got, np.load(GOLDEN / case / "expected.npz")["x@GRAD"],
+                               rtol=1e-4, atol=1e-6)
