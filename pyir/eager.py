@@ -477,8 +477,8 @@ class _OpNode(Node):
     def backward(self, out_grads: dict) -> dict:
         env = {name: t._value for name, t in self.inputs}
         env.update({name: t._value for name, t in self.outputs.items()})
-        for name, grad in out_grads.items():
-            env[grad_name(name)] = np.zeros_like(env[name]) if grad is None else grad
+        for name, g in out_grads.items():
+            env[grad_name(name)] = np.zeros_like(env[name]) if g is None else g
         for gop in self.opdef.grad(self.stand_in, self.opdef):
             _run_grad_op(gop, env, self.opdef.type)
         return {name: env.get(grad_name(name)) for name, _ in self.inputs}

@@ -20,7 +20,8 @@ refused here, because the ops of the enclosing block do not keep such values ali
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .builder import ROLE_BACKWARD, emit, op_role
 from .errors import BuildError, Where
@@ -77,7 +78,7 @@ def static_pylayer(forward_fn: Callable, inputs: list, backward_fn: Callable | N
         result = forward_fn(*inputs)
         output = map_structure(lambda v: _copy_out(v, parent), result)
     outs = [v for v in flatten(output) if isinstance(v, Variable)]
-    _check_reads(forward, "forward_fn", set(v.name for v in var_inputs))
+    _check_reads(forward, "forward_fn", {v.name for v in var_inputs})
     scope = parent.create_var(type=STEP_SCOPES)
     blocks = [forward.idx]
     if backward_fn is not None:

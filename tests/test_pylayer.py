@@ -237,7 +237,8 @@ def test_pylayer_inside_a_pylayer():
         x = pyir.static.data("x", [3], "float32")
         x.stop_gradient = False
         y = static_pylayer(lambda v: pyir.scale(inner_forward(v), 2.0), [x],
-                           lambda dy: static_pylayer(lambda g: pyir.scale(g, 3.0), [dy], lambda d: d))
+                           lambda dy: static_pylayer(lambda g: pyir.scale(g, 3.0), [dy],
+                                                     lambda d: d))
         (dx,) = pyir.static.gradients([y], [x])
     inner_op = main.blocks[1].ops[0]
     assert inner_op.type == "pylayer" and all(main.blocks[i].parent_idx == 1

@@ -55,7 +55,6 @@ def test_seed004_saved_then_differentiated_with_pyir_grad_and_run(tmp_path):
     _cli("grad", "forward.pb", "--wrt", "X", "-o", "grad.pb", cwd=tmp_path)
     _cli("run", "grad.pb", "--feed", "X=x.npy", "-o", "out.npz", "-q", cwd=tmp_path)
     out = np.load(tmp_path / "out.npz")
-    x = np.load(tmp_path / "x.npy")
     np.testing.assert_allclose(out["X@GRAD"], np.full((1, 5), 2 * np.e, "float32"), rtol=1e-6)
     assert out["X@GRAD"].dtype == np.float32
 
