@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-import numpy as np
+import math
 
 from . import dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS
@@ -170,7 +170,7 @@ def default_loss(program: Program) -> str:
         n for op in block.ops for n in op.output_arg_names if n not in read))
     scalars = [n for n in outputs if (v := block.find_var(n)) is not None and v.dtype is not None
                and dtypes.is_float(v.dtype) and v.shape is not None
-               and int(np.prod(v.shape)) == 1 and not v.persistable]
+               and math.prod(v.shape) == 1 and not v.persistable]
     if len(scalars) != 1:
         raise GradError(f"cannot tell which output is the loss: {len(scalars)} scalar float "
                         f"outputs {scalars} among {outputs[:8]}; name it with --loss",
