@@ -56,6 +56,12 @@ def double_first(x, label):
 
 
 @pyir.register
+def first_grad_only(a, b, s, p, d_sum, d_prod):
+    """Gradient for `a` only; `b` gets None (no gradient)."""
+    return d_sum, None
+
+
+@pyir.register
 def last_only(*args):
     """A backward that returns one gradient whatever the number of forward inputs."""
     return args[-1]

@@ -364,6 +364,19 @@ def test_none_returned_means_no_gradient_for_that_input():
     np.testing.assert_allclose(x_grad, [1.0, 1.0])
 
 
+def test_none_gradient_of_an_input_with_unknown_dims_is_zeros_of_its_shape():
+    a = static.data("a", [-1, 2], "float32")
+    b = static.data("b", [-1, 2], "float32")
+    a.stop_gradient = b.stop_gradient = False
+    s, p = out_var("s", [-1, 2]), out_var("p", [-1, 2])
+    static.py_func(hc.add_mul, [a, b], [s, p], backward_func=hc.first_grad_only)
+    static.append_backward(pyir.mean(s))
+    a_grad, b_grad = run(["a@GRAD", "b@GRAD"], a=np.ones((3, 2), "float32"),
+                         b=np.ones((3, 2), "float32"))
+    np.testing.assert_allclose(a_grad, np.full((3, 2), 1 / 6))
+    np.testing.assert_array_equal(b_grad, np.zeros((3, 2), "float32"))
+
+
 def test_backward_returning_wrong_count_suggests_none():
     s, _ = _two_in_two_out(hc.last_only)
     static.append_backward(pyir.mean(s))

@@ -22,7 +22,7 @@ import numpy as np
 from .. import callables, dtypes
 from ..errors import CallableError
 from ..registry import Attr, AttrType, Example, GradOp, Slot, register_op
-from ._helpers import EMPTY_VAR, grad_name, rand
+from ._helpers import EMPTY_VAR, GRAD_SUFFIX, grad_name, rand
 
 _ndarray = np.ndarray
 ShapeWarning = callables.ShapeWarning
@@ -89,9 +89,9 @@ class _OutputChecker:
         return CallableError(f"raised {type(e).__name__}: {e} (called as {self.ref}({args}))",
                              self.where)
 
-    def check(self, result) -> list:
+    def check(self, result, inputs: list) -> list:
         values = self._split(result)
-        return [self._one(v, name, dtype, shape) for v, (name, dtype, shape)
+        return [self._one(v, name, dtype, shape, inputs) for v, (name, dtype, shape)
                 in zip(values, self.specs)]
 
     def _split(self, result) -> list:
@@ -108,9 +108,9 @@ class _OutputChecker:
                 f"compute, e.g. an input without gradient)", self.where)
         return values
 
-    def _one(self, value, name, dtype, shape):
+    def _one(self, value, name, dtype, shape, inputs):
         if value is None:
-            return self._absent(name, dtype, shape)
+            return self._absent(name, dtype, shape, inputs)
         array = value if type(value) is np.ndarray else np.asarray(value)
         if dtype is not None and array.dtype != dtype:
             want = dtypes.name_of(dtype)
@@ -122,16 +122,22 @@ class _OutputChecker:
             self._shape_mismatch(name, array.shape, shape)
         return array
 
-    def _absent(self, name, dtype, shape):
-        """None: no value (e.g. no gradient), written as zeros so consumers add nothing."""
+    def _absent(self, name, dtype, shape, inputs):
+        """None: no value (e.g. no gradient), written as zeros so consumers add nothing.
+
+        Zeros take the declared shape, or for `v@GRAD` the shape of `v` when it is an input.
+        """
         if name == EMPTY_VAR or dtype is None:
             return np.zeros(0, dtype=dtype or np.float32)
-        if shape is None or any(d < 0 for d in shape):
-            raise CallableError(
-                f"returned None for output {name!r}, whose declared shape "
-                f"{list(shape or [])} has unknown dims, so pyir cannot write 'no value' as "
-                f"zeros; return zeros of the right shape instead", self.where.with_(var=name))
-        return np.zeros(shape, dtype=dtype)
+        if shape is not None and all(d >= 0 for d in shape):
+            return np.zeros(shape, dtype=dtype)
+        forward = name[:-len(GRAD_SUFFIX)] if name.endswith(GRAD_SUFFIX) else None
+        if forward in self.in_names and inputs[self.in_names.index(forward)] is not None:
+            return np.zeros(np.shape(inputs[self.in_names.index(forward)]), dtype=dtype)
+        raise CallableError(
+            f"returned None for output {name!r}, whose declared shape {list(shape or [])} has "
+            f"unknown dims, so pyir cannot write 'no value' as zeros; return zeros of the "
+            f"right shape instead", self.where.with_(var=name))
 
     def _shape_mismatch(self, name, actual, declared):
         message = f"returned shape {list(actual)} for output {name!r}, declared {list(declared)}"
@@ -219,4 +225,4 @@ def py_func(X, backward_callable, backward_callable_id, backward_skip_vars, forw
                                                                or fits(result.shape)):
         out_list[0] = result
         return out
-    return {"Out": checker.check(result)}
+    return {"Out": checker.check(result, X)}
