@@ -198,6 +198,15 @@ def test_saving_an_unreferenceable_callable_fails_naming_op_and_fix(index):
     assert reason in message and "@pyir.register" in message
 
 
+def test_save_inference_model_refuses_a_lambda_and_writes_nothing(tmp_path):
+    x = static.data("x", [2], "float32")
+    y = out_var("y", [2])
+    static.py_func(lambda v: v, x, y)
+    with pytest.raises(CallableError, match="a lambda"):
+        static.save_inference_model(str(tmp_path / "m"), [x], [y], static.Executor())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unreferenceable_backward_also_blocks_saving():
     x = static.data("x", [2], "float32")
     static.py_func(hc.tanh, x, out_var("y", [2]), backward_func=lambda y, dy: dy)
