@@ -389,6 +389,19 @@ def grids(c: Case):
     c.fetch("increment int64", _op("increment", {"X": counter}, {"step": 2.0}))
 
 
+@case
+def set_value(c: Case):
+    """Static `x[index] = value` (set_value) with scalars, tensors and paddle.assign constants."""
+    x = _op("scale", {"X": c.uniform("x", [3, 4, 2])}, {"scale": 1.0})
+    y = paddle.static.setitem(x, (slice(1, 3), 0), 5.0)
+    y = paddle.static.setitem(y, (0, slice(None, None, 2)), c.uniform("v", [2]))
+    const = paddle.assign(np.array([1.5, 2.5, 3.5], np.float32))
+    y = paddle.static.setitem(y, (slice(None), -1, 1), const)
+    y = paddle.static.setitem(y, (slice(None, None, -2), slice(1, 3)), c.uniform("w", [2, 2, 2]))
+    c.fetch("after four set_value ops", y)
+    c.fetch("assign_value constant", paddle.assign(np.array([[1, -2], [3, 4]], np.int64)))
+
+
 def _eye(rows, cols):
     helper = LayerHelper("eye")
     out = helper.create_variable_for_type_inference("float32")
@@ -464,6 +477,8 @@ def grads_linalg_indexing(c: Case):
                outs={"Out": ("float32", 2)})
     c.term(mesh[0])
     c.term(mesh[1])
+    target = _op("scale", {"X": gi("set_value Input", [3, 4])}, {"scale": 1.0})
+    c.term(paddle.static.setitem(target, (slice(0, 3, 2), 1), gi("set_value ValueTensor", [2])))
     mask = c.data("mask", np.array([[True, False, True], [False, True, True]]))
     c.term(_op("masked_select", {"X": gi("masked_select X", [2, 3]), "Mask": mask},
                outs={"Y": "float32"})["Y"], shape=[4])

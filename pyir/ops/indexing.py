@@ -1146,3 +1146,112 @@ def meshgrid_grad(X, Out_grad):
 )
 def increment(X, step):
     return {"Out": (X + step).astype(X.dtype)}
+
+
+# --- set_value (static `x[index] = value`) and assign_value (constants) --------------------------
+_SV_TENSORS = [Slot("ValueTensor", dispensable=True),
+               Slot("StartsTensorList", duplicable=True, dispensable=True, no_grad=True),
+               Slot("EndsTensorList", duplicable=True, dispensable=True, no_grad=True),
+               Slot("StepsTensorList", duplicable=True, dispensable=True, no_grad=True)]
+_SV_ATTRS = [Attr("dtype", T.INT, 5), Attr("axes", T.LONGS, []), Attr("starts", T.LONGS, []),
+             Attr("ends", T.LONGS, []), Attr("steps", T.LONGS, []),
+             Attr("decrease_axes", T.LONGS, []), Attr("none_axes", T.LONGS, []),
+             Attr("values", T.SCALARS, []), Attr("shape", T.LONGS, [])]
+
+
+def _sv_region(Input, StartsTensorList, EndsTensorList, StepsTensorList, axes, starts, ends,
+               steps, decrease_axes, none_axes):
+    """(index into Input, the shape a value is broadcast to before it is written there)."""
+    index = _ss_index(Input.ndim, axes, _runtime_ints(None, StartsTensorList, starts),
+                      _runtime_ints(None, EndsTensorList, ends),
+                      _runtime_ints(None, StepsTensorList, steps))
+    region = list(np.empty(Input.shape, bool)[index].shape)
+    value_shape = [d for i, d in enumerate(region) if i not in {a % Input.ndim
+                                                                   for a in decrease_axes}]
+    for axis in sorted(none_axes):
+        value_shape.insert(axis, 1)
+    return index, tuple(region), tuple(value_shape)
+
+
+@register_op(
+    "set_value", inputs=["Input", *_SV_TENSORS], outputs=["Out"], attrs=_SV_ATTRS,
+    infer=same_as("Input"),
+    grad=default_grad("set_value_grad", uses=[s.name for s in _SV_TENSORS]),
+    doc="Out = Input with Out[starts:ends:steps on axes] = ValueTensor (or `values` in `shape`),"
+        " broadcast",
+    examples=[Example({"Input": rand(3, 4)},
+                      {"axes": [0, 1], "starts": [1, 0], "ends": [2**31 - 1, 1], "steps": [1, 1],
+                       "decrease_axes": [1], "values": [5.0], "shape": [1]},
+                      lambda Input, **a: {"Out": np.concatenate(
+                          [Input[:1], np.concatenate([np.full((2, 1), 5, np.float32),
+                                                      Input[1:, 1:]], 1)])}),
+              Example({"Input": rand(3, 4), "ValueTensor": rand(2)},
+                      {"axes": [0, 1], "starts": [0, 0], "ends": [1, 2**31 - 1],
+                       "steps": [1, 2], "decrease_axes": [0]},
+                      lambda Input, ValueTensor, **a: {"Out": np.concatenate(
+                          [np.stack([ValueTensor[0], Input[0, 1], ValueTensor[1],
+                                     Input[0, 3]])[None], Input[1:]])}),
+              Example({"Input": rand(2, 3), "ValueTensor": rand(1, 3)},
+                      {"axes": [0], "starts": [-1], "ends": [2], "steps": [1]},
+                      lambda Input, ValueTensor, **a: {"Out": np.concatenate(
+                          [Input[:1], ValueTensor])})],
+)
+def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList, dtype,
+              axes, starts, ends, steps, decrease_axes, none_axes, values, shape):
+    index, region, value_shape = _sv_region(Input, StartsTensorList, EndsTensorList,
+                                            StepsTensorList, axes, starts, ends, steps,
+                                            decrease_axes, none_axes)
+    value = ValueTensor if ValueTensor is not None else \
+        np.asarray(values, dtypes.to_numpy(dtype)).reshape(shape)
+    out = Input.copy()
+    out[index] = np.broadcast_to(value, value_shape).reshape(region)
+    return {"Out": out}
+
+
+@register_op(
+    "set_value_grad", inputs=["Out@GRAD", *_SV_TENSORS],
+    outputs=[Slot("Input@GRAD", dispensable=True), Slot("ValueTensor@GRAD", dispensable=True)],
+    attrs=_SV_ATTRS, grad_of="set_value",
+    doc="dInput = dOut with the written region zeroed; dValue = dOut's region, unbroadcast")
+def set_value_grad(Out_grad, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList,
+                   dtype, axes, starts, ends, steps, decrease_axes, none_axes, values, shape):
+    index, region, value_shape = _sv_region(Out_grad, StartsTensorList, EndsTensorList,
+                                            StepsTensorList, axes, starts, ends, steps,
+                                            decrease_axes, none_axes)
+    dx = Out_grad.copy()
+    dx[index] = 0
+    grads = {"Input@GRAD": dx}
+    if ValueTensor is not None:
+        grads["ValueTensor@GRAD"] = unbroadcast(Out_grad[index].reshape(value_shape),
+                                                ValueTensor.shape)
+    return grads
+
+
+def _infer_assign_value(ctx):
+    return {"Out": VarSpec(tuple(ctx.attr("shape")), dtypes.to_numpy(ctx.attr("dtype")))}
+
+
+# Paddle 2.x wrote the values in a list per type; 3.x writes `values` as scalars.
+_LEGACY_VALUE_ATTRS = ("bool_values", "fp32_values", "int32_values", "int64_values",
+                       "fp64_values")
+
+
+@register_op(
+    "assign_value", inputs=[Slot("ValuesTensor", dispensable=True)], outputs=["Out"],
+    attrs=[Attr("shape", T.INTS, []), Attr("dtype", T.INT, 5), Attr("values", T.SCALARS, []),
+           Attr("bool_values", T.INTS, []), Attr("fp32_values", T.FLOATS, []),
+           Attr("int32_values", T.INTS, []), Attr("int64_values", T.LONGS, []),
+           Attr("fp64_values", T.FLOAT64S, [])],
+    infer=_infer_assign_value, doc="Out = the constant `values` with `shape` and `dtype`",
+    examples=[Example({}, {"shape": [2, 2], "dtype": 5, "values": [1.5, 2.5, -1.0, 0.0]},
+                      lambda **a: {"Out": np.array([[1.5, 2.5], [-1, 0]], np.float32)}),
+              Example({}, {"shape": [3], "dtype": 3, "int64_values": [4, 5, 6]},
+                      lambda **a: {"Out": np.array([4, 5, 6], np.int64)})],
+)
+def assign_value(ValuesTensor, shape, dtype, values, bool_values, fp32_values, int32_values,
+                 int64_values, fp64_values):
+    if ValuesTensor is not None:
+        return {"Out": np.asarray(ValuesTensor).astype(dtypes.to_numpy(dtype)).reshape(shape)}
+    legacy = (bool_values, fp32_values, int32_values, int64_values, fp64_values)
+    data = values or next((v for v in legacy if len(v)), [])
+    return {"Out": np.asarray(data).astype(dtypes.to_numpy(dtype)).reshape(shape)}
