@@ -1215,9 +1215,9 @@ def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorL
     doc="dInput = dOut with the written region zeroed; dValue = dOut's region, unbroadcast")
 def set_value_grad(Out_grad, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList,
                    dtype, axes, starts, ends, steps, decrease_axes, none_axes, values, shape):
-    index, region, value_shape = _sv_region(Out_grad, StartsTensorList, EndsTensorList,
-                                            StepsTensorList, axes, starts, ends, steps,
-                                            decrease_axes, none_axes)
+    index, _, value_shape = _sv_region(Out_grad, StartsTensorList, EndsTensorList,
+                                       StepsTensorList, axes, starts, ends, steps,
+                                       decrease_axes, none_axes)
     dx = Out_grad.copy()
     dx[index] = 0
     grads = {"Input@GRAD": dx}
@@ -1231,18 +1231,15 @@ def _infer_assign_value(ctx):
     return {"Out": VarSpec(tuple(ctx.attr("shape")), dtypes.to_numpy(ctx.attr("dtype")))}
 
 
-# Paddle 2.x wrote the values in a list per type; 3.x writes `values` as scalars.
-_LEGACY_VALUE_ATTRS = ("bool_values", "fp32_values", "int32_values", "int64_values",
-                       "fp64_values")
-
-
 @register_op(
     "assign_value", inputs=[Slot("ValuesTensor", dispensable=True)], outputs=["Out"],
     attrs=[Attr("shape", T.INTS, []), Attr("dtype", T.INT, 5), Attr("values", T.SCALARS, []),
            Attr("bool_values", T.INTS, []), Attr("fp32_values", T.FLOATS, []),
            Attr("int32_values", T.INTS, []), Attr("int64_values", T.LONGS, []),
            Attr("fp64_values", T.FLOAT64S, [])],
-    infer=_infer_assign_value, doc="Out = the constant `values` with `shape` and `dtype`",
+    infer=_infer_assign_value,
+    # Paddle 2.x wrote the values in a typed list (fp32_values, ...); 3.x writes `values`.
+    doc="Out = the constant `values` with `shape` and `dtype`",
     examples=[Example({}, {"shape": [2, 2], "dtype": 5, "values": [1.5, 2.5, -1.0, 0.0]},
                       lambda **a: {"Out": np.array([[1.5, 2.5], [-1, 0]], np.float32)}),
               Example({}, {"shape": [3], "dtype": 3, "int64_values": [4, 5, 6]},
