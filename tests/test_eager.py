@@ -344,3 +344,73 @@ def test_autograd_backward_of_several_tensors_with_given_gradients():
     a, b = x * 2, x * x
     pyir.autograd.backward([a, b], [_t([1.0, 1.0]), np.array([0.5, 0.5])])
     np.testing.assert_array_equal(x.gradient(), 2 + 0.5 * 2 * x.numpy())
+
+
+# --- eager gradients are the static pass's gradients, op by op -----------------------------
+def _grad_cases():
+    from pyir import registry
+
+    for op_type, opdef in sorted(registry.OPS.items()):
+        if opdef.grad is None or opdef.grad_of or opdef.io or opdef.runtime:
+            continue
+        for i, example in enumerate(opdef.examples):
+            wrt = [k for k, v in example.inputs.items()
+                   if v is not None and not isinstance(v, (list, tuple))
+                   and np.asarray(v).dtype.kind == "f" and not opdef.input_slot(k).no_grad]
+            if example.grad and wrt:
+                yield pytest.param(op_type, example, wrt, id=f"{op_type}-{i}")
+
+
+def _static_grads(op_type, example, wrt, weights: dict):
+    from pyir.builder import emit
+    from pyir.executor import Executor
+    from pyir.framework import Program, program_guard
+
+    program, feed = Program(), {}
+    block = program.global_block()
+
+    def declare(name, value):
+        value = np.asarray(value)
+        feed[name] = value
+        return block.create_var(name, value.dtype, value.shape, stop_gradient=name not in wrt)
+
+    with program_guard(program, Program()):
+        ins = {k: [declare(f"{k}{j}", a) for j, a in enumerate(v)]
+               if isinstance(v, (list, tuple)) else declare(k, v)
+               for k, v in example.inputs.items() if v is not None}
+        outs = _float_outputs(emit(op_type, ins, dict(example.attrs)))
+        keys = [k for k in weights if k in outs]
+        seeds = [declare(f"seed{j}", weights[k]) for j, k in enumerate(keys)]
+        grads = pyir.static.gradients([outs[k] for k in keys], [ins[k] for k in wrt],
+                                      target_gradients=seeds)
+    values = iter(Executor().run(program, feed=feed, fetch_list=[g for g in grads if g]))
+    return [next(values) if g is not None else None for g in grads], keys
+
+
+def _float_outputs(outs: dict) -> dict:
+    """(slot, position) -> float output."""
+    found = {}
+    for slot, value in outs.items():
+        for j, v in enumerate(value if isinstance(value, list) else [value]):
+            if v is not None and v.dtype is not None and v.dtype.kind == "f":
+                found[(slot, j)] = v
+    return found
+
+
+@pytest.mark.parametrize("op_type, example, wrt", list(_grad_cases()))
+def test_eager_gradient_equals_the_static_pass(op_type, example, wrt):
+    ins = {k: [pyir.to_tensor(np.asarray(a)) for a in v] if isinstance(v, (list, tuple))
+           else pyir.to_tensor(np.asarray(v), stop_gradient=k not in wrt)
+           for k, v in example.inputs.items() if v is not None}
+    outs = {k: o for k, o in _float_outputs(run_op(op_type, ins, dict(example.attrs))).items()
+            if not o.stop_gradient}
+    rng = np.random.default_rng(0)
+    weights = {k: rng.standard_normal(o.shape).astype(o.dtype) for k, o in outs.items()}
+    static, keys = _static_grads(op_type, example, wrt, weights)
+    eager = pyir.grad([outs[k] for k in keys], [ins[k] for k in wrt],
+                      [weights[k] for k in keys], allow_unused=True)
+    for name, e, s in zip(wrt, eager, static):
+        if s is None:
+            assert e is None or not e.numpy().any(), name
+        else:
+            np.testing.assert_allclose(e.numpy(), s, rtol=1e-6, atol=1e-7, err_msg=name)
