@@ -12,9 +12,10 @@ which returns `GradOp`s. The pass only walks, prunes, names and accumulates:
       +-- _append                declare grad variables (dtype/shape of their forward
                                  variable) and append the ops with op_role = backward
 
-The only op types named here are `sum` (accumulation) and `fill_constant` (constant
-gradients: the `loss@GRAD` seed of ones, and zeros for a required gradient input nothing
-produces).
+The only op types named here are Paddle's own choices for accumulation and constant
+gradients: `sum` (partials), `fill_constant` (the `loss@GRAD` seed of append_backward) and
+`fill_any_like` (ones for the targets of `gradients()`, whose shapes may be unknown until run
+time, and zeros for a required gradient input nothing produces).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ GRAD = "@GRAD"
 EMPTY = "@EMPTY@"  # Paddle's name for "no variable here" (plan and checker skip it)
 ACCUMULATE_OP = "sum"
 CONSTANT_OP = "fill_constant"
+LIKE_OP = "fill_any_like"
 
 
 # --- names -------------------------------------------------------------------------------
@@ -307,7 +309,7 @@ def _make_grad_ops(block: Block, ops: list, produced: set, no_grad: set) -> list
             grad_ins = [n for n in _in_names(g) if _is_grad(n)]
             if grad_ins and not any(n in produced for n in grad_ins):
                 continue  # no gradient flows into this op: it would only compute zeros
-            entries += _fill_missing_inputs(block, g, gdef, produced, op)
+            entries += _fill_missing_inputs(g, gdef, produced, op)
             produced.update(_out_names(g))
             entries.append(_Entry(g, op))
     return entries
@@ -333,7 +335,7 @@ def _drop_unwanted_outputs(g: GradOp, gdef, no_grad: set) -> None:
             g.outputs[slot] = [n for n in names if n not in no_grad and n != EMPTY]
 
 
-def _fill_missing_inputs(block: Block, g: GradOp, gdef, produced: set, op: Operator) -> list:
+def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
     """Handle gradient inputs no op produces (outputs nothing downstream uses).
 
     A list slot keeps the name (its kernel sees None, as Paddle's py_func does), an optional
@@ -353,25 +355,31 @@ def _fill_missing_inputs(block: Block, g: GradOp, gdef, produced: set, op: Opera
                 del g.inputs[slot]
             continue
         for name in missing:
-            zeros.append(_Entry(_constant(block, name, 0.0, op), op))
+            zeros.append(_Entry(_constant_like(name, 0.0), op))
             produced.add(name)
     return zeros
 
 
-def _constant(block: Block, name: str, value: float, op: Operator | None) -> GradOp:
-    var = block.find_var(strip_grad_suffix(name))
-    if var is None or var.shape is None or any(d < 0 for d in var.shape):
-        shape = None if var is None else list(var.shape or [])
-        raise GradError(f"gradient {name!r} needs a constant of the shape of "
-                        f"{strip_grad_suffix(name)!r}, whose shape {shape} is not fully known",
-                        _where(op) if op is not None else Where(block=block.idx, var=name))
-    return GradOp(CONSTANT_OP, {}, {"Out": [name]},
-                  {"shape": list(var.shape), "value": value, "dtype": dtypes.to_code(var.dtype)})
+def _constant_like(name: str, value: float, dtype: int = -1) -> GradOp:
+    """`name` = full_like(its forward variable, value): shapes known only at run time work."""
+    return GradOp(LIKE_OP, {"X": [strip_grad_suffix(name)]}, {"Out": [name]},
+                  {"value": value, "dtype": dtype})
 
 
 def _seed_op(target: Variable, role: int) -> _Entry:
-    """`target@GRAD` = ones of target's shape (Paddle's fill_constant seed)."""
-    g = _constant(target.block, grad_var_name(target.name), 1.0, None)
+    """`target@GRAD` = ones of target's shape: Paddle's fill_constant for append_backward's
+    loss (its shape must be known), fill_any_like for gradients()' targets."""
+    name = grad_var_name(target.name)
+    if role & ROLE_LOSS:
+        if target.shape is None or any(d < 0 for d in target.shape):
+            raise GradError(f"the loss {target.name!r} has shape {list(target.shape or [])}; "
+                            f"append_backward needs a loss of known shape (reduce it to a "
+                            f"scalar, e.g. with mean)", Where(block=target.block.idx,
+                                                              var=target.name))
+        g = GradOp(CONSTANT_OP, {}, {"Out": [name]}, {"shape": list(target.shape), "value": 1.0,
+                                                       "dtype": dtypes.to_code(target.dtype)})
+    else:
+        g = _constant_like(name, 1.0, dtypes.to_code(target.dtype))
     return _Entry(g, None, role)
 
 

@@ -211,12 +211,17 @@ def test_gradients_uses_target_gradients_and_returns_none_without_a_path():
 def test_a_second_pass_names_its_gradients_like_paddle():
     main = Program()
     with program_guard(main, Program()):
-        x = pyir.static.data("x", [4, 3], "float32")
+        x = pyir.static.data("x", [None, 3], "float32")
         x.stop_gradient = False
         s = pyir.tanh(x)
         [g1] = gradients([s], [x])
         [g2] = gradients([s], [x])
     assert g1.name == "x@GRAD" and g2.name == "grad/grad/x@GRAD"
+    # Paddle seeds gradients()' targets with fill_any_like (shapes may be unknown until run)
+    assert _types(main) == ["tanh", "fill_any_like", "tanh_grad", "fill_any_like", "tanh_grad"]
+    seed = main.global_block().ops[1]
+    assert seed.inputs == {"X": [s.name]} and seed.outputs == {"Out": [s.name + "@GRAD"]}
+    assert (seed.attrs["value"], seed.attrs["dtype"], seed.attrs["op_role"]) == (1.0, 5, 1)
     assert strip_grad_suffix(g2.name) == "x"
     xv = np.linspace(-1, 1, 12, dtype="float32").reshape(4, 3)
     a, b = Executor().run(main, feed={"x": xv}, fetch_list=[g1, g2])
