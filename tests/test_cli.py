@@ -418,6 +418,24 @@ def test_usage_errors_are_one_line_exit_1(tmp_path):
     assert_one_line_error(cli("frobnicate"), "pyir: error:", "frobnicate")
 
 
+def test_run_save_params_failure_keeps_the_old_file(tmp_path, monkeypatch):
+    model = write(tmp_path / "acc.py", COUNTER)
+    assert cli("build", model, "-o", tmp_path / "acc.pb", "--fetch", "mean_0.tmp_0").exit_code == 0
+    before = (tmp_path / "acc.pdiparams").read_bytes()
+    x = save_npy(tmp_path / "x.npy", np.array([1.0, 2.0], np.float32))
+    files = only_files(tmp_path)
+
+    def no_rename(src, dst):
+        raise OSError(28, "No space left on device", dst)
+
+    monkeypatch.setattr(os, "replace", no_rename)   # the last step of every atomic write
+    result = cli("run", tmp_path / "acc.pb", "--feed", x, "--steps", "2", "--save-params")
+    monkeypatch.undo()
+    assert_one_line_error(result, "No space left on device")
+    assert (tmp_path / "acc.pdiparams").read_bytes() == before
+    assert only_files(tmp_path) == files
+
+
 def test_run_steps_batch_size_cycles_through_rows(tmp_path):
     model = write(tmp_path / "sum.py", """
         import pyir as paddle
