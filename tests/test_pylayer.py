@@ -297,8 +297,8 @@ def test_pylayer_apply_on_variables_lowers_to_a_pylayer_op():
         x.stop_gradient = False
         y = TanhSaved.apply(Cube.apply(x, k=0.5))
         (dx,) = pyir.static.gradients([y], [x])
-    assert [op.type for op in main.global_block().ops] == \
-        ["pylayer", "pylayer", "fill_constant", "pylayer_grad", "pylayer_grad"]
+    assert [op.type for op in main.global_block().ops if "pylayer" in op.type] == \
+        ["pylayer", "pylayer", "pylayer_grad", "pylayer_grad"]
     saved = main.blocks[4].vars  # TanhSaved's backward block declares the saved tanh output
     assert any(name.startswith("tanh_") for name in saved)
     xv = np.array([-1.0, -0.3, 0.4, 0.9], "float32")
