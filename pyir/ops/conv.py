@@ -7,6 +7,8 @@ resolution, output sizes) are shared with pooling.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -69,8 +71,11 @@ def _windows(xp: np.ndarray, k, s, d, out_hw) -> np.ndarray:
     """A (N, C, kh, kw, oh, ow) strided view of the padded input: im2col without copying."""
     n, c = xp.shape[:2]
     sn, sc, sh, sw = xp.strides
-    return as_strided(xp, (n, c, k[0], k[1], out_hw[0], out_hw[1]),
-                      (sn, sc, sh * d[0], sw * d[1], sh * s[0], sw * s[1]), writeable=False)
+    shape = (n, c, k[0], k[1], out_hw[0], out_hw[1])
+    strides = (sn, sc, sh * d[0], sw * d[1], sh * s[0], sw * s[1])
+    if xp.flags.c_contiguous:  # the plain constructor skips as_strided's ~10 us of overhead
+        return np.ndarray(shape, xp.dtype, xp, 0, strides)
+    return as_strided(xp, shape, strides, writeable=False)
 
 
 def _col2im(cols: np.ndarray, padded_shape, k, s, d, out_hw) -> np.ndarray:
@@ -156,8 +161,15 @@ _CONV_ATTRS = [
 
 
 def _geometry(x_shape, w_shape, strides, paddings, padding_algorithm, dilations, data_format):
+    """(input hw, pads, dilations) of a convolution; cached, as every run asks again."""
     hw = (x_shape[1], x_shape[2]) if data_format == "NHWC" else (x_shape[2], x_shape[3])
-    pads, dil = resolve_padding(paddings, padding_algorithm, hw, w_shape[2:], strides, dilations)
+    return _cached_geometry(tuple(hw), tuple(w_shape[2:]), tuple(strides), tuple(paddings),
+                            padding_algorithm, tuple(dilations))
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_geometry(hw, ksize, strides, paddings, padding_algorithm, dilations):
+    pads, dil = resolve_padding(paddings, padding_algorithm, hw, ksize, strides, dilations)
     return hw, pads, dil
 
 

@@ -7,6 +7,8 @@ kernel offset); adaptive windows loop over the (few) output cells.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..registry import REQUIRED, Attr, Example, VarSpec, register_op
@@ -25,6 +27,13 @@ _ATTRS = [
 
 def _plan(hw, pooling_type, ksize, global_pooling, strides, paddings, adaptive, ceil_mode,
           padding_algorithm):
+    return _cached_plan(tuple(hw), pooling_type, tuple(ksize), global_pooling, tuple(strides),
+                        tuple(paddings), adaptive, ceil_mode, padding_algorithm)
+
+
+@functools.lru_cache(maxsize=512)  # a model's pool2d ops ask the same few questions every run
+def _cached_plan(hw, pooling_type, ksize, global_pooling, strides, paddings, adaptive, ceil_mode,
+                 padding_algorithm):
     """(ksize, strides, pads, out_hw) of a fixed-window pooling; out_hw alone when adaptive.
 
     Paddle 3.3.1's pool2d kernel takes `adaptive` only for avg: adaptive max gets out = ksize
@@ -83,32 +92,35 @@ def _padded(x, pads, out_hw, k, s, fill):
                   constant_values=fill)
 
 
+@functools.lru_cache(maxsize=512)
 def _offsets(k, s, out_hw):
     """Per kernel offset, the strided slice picking that offset of every window."""
-    for i in range(k[0]):
-        for j in range(k[1]):
-            yield (Ellipsis, slice(i, i + s[0] * (out_hw[0] - 1) + 1, s[0]),
-                   slice(j, j + s[1] * (out_hw[1] - 1) + 1, s[1]))
+    return tuple((Ellipsis, slice(i, i + s[0] * (out_hw[0] - 1) + 1, s[0]),
+                  slice(j, j + s[1] * (out_hw[1] - 1) + 1, s[1]))
+                 for i in range(k[0]) for j in range(k[1]))
 
 
 def _fixed_pool(x, pooling_type, k, s, pads, out_hw, exclusive):
     is_max = pooling_type == "max"
     xp = _padded(x, pads, out_hw, k, s, -np.inf if is_max else 0)
-    slices = _offsets(k, s, out_hw)
+    first, *rest = _offsets(k, s, out_hw)
     reduce = np.maximum if is_max else np.add
-    out = xp[next(slices)]
-    for i, sl in enumerate(slices):  # the first reduce allocates the result, the rest reuse it
+    out = xp[first]
+    for i, sl in enumerate(rest):  # the first reduce allocates the result, the rest reuse it
         out = reduce(out, xp[sl], out=None if i == 0 else out)
     if out.base is not None:  # a 1x1 window: the result is still a view of the input
         out = out.copy()
     if not is_max:
-        out /= _divisor(x.shape[2:], k, s, pads, out_hw, exclusive).astype(out.dtype)
+        out /= _divisor(tuple(x.shape[2:]), k, s, pads, out_hw, exclusive).astype(out.dtype)
     return out
 
 
+@functools.lru_cache(maxsize=512)
 def _divisor(hw, k, s, pads, out_hw, exclusive):
     bounds = [_axis_bounds(hw[i], k[i], s[i], pads[i], out_hw[i], exclusive) for i in range(2)]
-    return np.multiply.outer(bounds[0][2], bounds[1][2])
+    divisor = np.multiply.outer(bounds[0][2], bounds[1][2])
+    divisor.setflags(write=False)  # cached: shared by every call
+    return divisor
 
 
 def _adaptive_pool(x, pooling_type, out_hw):
@@ -197,7 +209,7 @@ def _fixed_grad(x, out, g, pooling_type, k, s, pads, out_hw, exclusive):
             dxp[sl] += g * hit
             taken |= hit
     else:
-        share = g / _divisor(x.shape[2:], k, s, pads, out_hw, exclusive)
+        share = g / _divisor(tuple(x.shape[2:]), k, s, pads, out_hw, exclusive)
         for sl in _offsets(k, s, out_hw):
             dxp[sl] += share
     return dxp[:, :, pads[0][0]:pads[0][0] + x.shape[2], pads[1][0]:pads[1][0] + x.shape[3]]

@@ -8,6 +8,8 @@ two tensordots and the gradient the same with the matrices transposed.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
@@ -20,6 +22,7 @@ from .norm import grad_maker
 # --- flatten_contiguous_range ------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1024)
 def flatten_shape(shape: tuple, start_axis: int, stop_axis: int) -> tuple:
     """Dims start_axis..stop_axis (negative counts from the end) merged into one."""
     n = len(shape)
