@@ -24,6 +24,7 @@ import numpy as np
 
 from . import dtypes, registry
 from .errors import GradError, KernelError, PyirError, Where
+from .framework import Variable
 from .ops._helpers import EMPTY_VAR, grad_name
 
 _grad_enabled = [True]
@@ -248,6 +249,9 @@ def _other(self: Tensor, other) -> Tensor:
     """The second operand of an operator as a Tensor (a Python scalar takes self's dtype)."""
     if isinstance(other, Tensor):
         return other
+    if isinstance(other, Variable):
+        raise PyirError(f"cannot combine eager Tensor {self.name} with static Variable "
+                        f"{other.name}: build with Variables only (static) or Tensors only (eager)")
     return Tensor(np.asarray(other, dtype=self.dtype if np.isscalar(other) else None))
 
 
@@ -406,6 +410,10 @@ def _gather(opdef, inputs: dict) -> tuple[list, dict, list]:
     for slot in opdef.inputs:
         value = inputs.get(slot.name)
         items = [] if value is None else list(value) if slot.duplicable else [value]
+        if any(isinstance(v, Variable) for v in items):
+            raise PyirError(f"op {opdef.type} got a static Variable and eager Tensors: build "
+                            f"with Variables only (static) or Tensors only (eager)",
+                            Where(op_type=opdef.type))
         items = [v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in items]
         # One name per occurrence: x * x gets X0 and Y0, whose gradients then add up.
         names[slot.name] = [f"{slot.param}{i}" for i in range(len(items))]

@@ -414,3 +414,11 @@ def test_eager_gradient_equals_the_static_pass(op_type, example, wrt):
             assert e is None or not e.numpy().any(), name
         else:
             np.testing.assert_allclose(e.numpy(), s, rtol=1e-6, atol=1e-7, err_msg=name)
+
+
+def test_mixing_tensors_and_variables_is_refused():
+    var = pyir.static.Program().global_block().create_var("v", "float64", [2])
+    with pytest.raises(PyirError, match="static Variable v: build with Variables only"):
+        _t([1.0, 2.0]) + var
+    with pytest.raises(PyirError, match="static Variable and eager Tensors"):
+        run_op("elementwise_add", {"X": _t([1.0, 2.0]), "Y": var})
