@@ -410,6 +410,42 @@ def _eye(rows, cols):
     return out
 
 
+@case
+def legacy_and_misc(c: Case):
+    """v1 lookup_table / expand / top_k, cumprod, logsumexp, kron, trace, gather_tree,
+    sequence_mask."""
+    w = c.uniform("w", [6, 3])
+    ids = c.data("ids", np.array([[[1], [5]], [[0], [1]]], np.int64))
+    c.fetch("lookup_table v1 padding_idx=1",
+            _op("lookup_table", {"W": w, "Ids": ids}, {"padding_idx": 1}, dtype="float32"))
+    x = c.uniform("x", [3, 4])
+    c.fetch("expand v1", _op("expand", {"X": x}, {"expand_times": [2, 1]}))
+    r = _op("top_k", {"X": x}, {"k": 3}, outs={"Out": "float32", "Indices": "int64"})
+    c.fetch("top_k v1 values", r["Out"])
+    c.fetch("top_k v1 indices", r["Indices"])
+    z = c.data("z", np.array([[2.0, 0.0, 3.0, -1.5], [1.0, 4.0, 0.5, 2.0]], np.float32))
+    for attrs in ({"dim": 1}, {"dim": -1, "exclusive": True}, {"dim": 1, "reverse": True},
+                  {"dim": 0, "exclusive": True, "reverse": True}):
+        c.fetch(f"cumprod {attrs}", _op("cumprod", {"X": z}, attrs))
+    big = c.data("big", np.array([[1000.0, 1000.0, -3.0], [0.5, -2.0, 1.0]], np.float32))
+    c.fetch("logsumexp axis=1", _op("logsumexp", {"X": big}, {"axis": [1]}))
+    c.fetch("logsumexp all keepdim", _op("logsumexp", {"X": x}, {"axis": [0, 1],
+                                                                 "keepdim": True}))
+    c.fetch("kron", _op("kron", {"X": c.uniform("k1", [2, 3]), "Y": c.uniform("k2", [3, 2])}))
+    c.fetch("trace offset=1", _op("trace", {"Input": c.uniform("tr", [2, 3, 4])},
+                                  {"offset": 1, "axis1": 1, "axis2": 2}))
+    beams = c.data("beams", c.rng.integers(0, 9, (4, 2, 3)).astype(np.int64))
+    parents = c.data("parents", c.rng.integers(0, 3, (4, 2, 3)).astype(np.int64))
+    c.fetch("gather_tree", _op("gather_tree", {"Ids": beams, "Parents": parents}))
+    lengths = c.data("lengths", np.array([3, 0, 5], np.int64))
+    c.fetch("sequence_mask maxlen=-1", _op("sequence_mask", {"X": lengths},
+                                           {"maxlen": -1, "out_dtype": 3},
+                                           outs={"Y": "int64"})["Y"])
+    c.fetch("sequence_mask maxlen=6 float", _op("sequence_mask", {"X": lengths},
+                                                {"maxlen": 6, "out_dtype": 5},
+                                                outs={"Y": "float32"})["Y"])
+
+
 # --- gradient cases: Paddle's append_backward programs and gradients -----------------------
 GRAD_CASES = set()
 
@@ -479,6 +515,17 @@ def grads_linalg_indexing(c: Case):
     c.term(mesh[1])
     target = _op("scale", {"X": gi("set_value Input", [3, 4])}, {"scale": 1.0})
     c.term(paddle.static.setitem(target, (slice(0, 3, 2), 1), gi("set_value ValueTensor", [2])))
+    v1ids = c.data("v1ids", np.array([[1], [3], [1]], np.int64))
+    c.term(_op("lookup_table", {"W": gi("lookup_table W", [4, 2]), "Ids": v1ids},
+               {"padding_idx": 3}))
+    c.term(_op("top_k", {"X": gi("top_k X", [3, 4])}, {"k": 2},
+               outs={"Out": "float32", "Indices": "int64"})["Out"])
+    c.term(_op("cumprod", {"X": gi("cumprod X", [3, 4])}, {"dim": 1}))
+    c.term(_op("cumprod", {"X": gi("cumprod exclusive reverse X", [3, 4])},
+               {"dim": 0, "exclusive": True, "reverse": True}))
+    c.term(_op("logsumexp", {"X": gi("logsumexp X", [3, 4])}, {"axis": [1]}))
+    c.term(_op("kron", {"X": gi("kron X", [2, 2]), "Y": gi("kron Y", [2, 3])}), shape=[4, 6])
+    c.term(_op("trace", {"Input": gi("trace Input", [3, 4])}, {"offset": -1}))
     mask = c.data("mask", np.array([[True, False, True], [False, True, True]]))
     c.term(_op("masked_select", {"X": gi("masked_select X", [2, 3]), "Mask": mask},
                outs={"Y": "float32"})["Y"], shape=[4])

@@ -1252,3 +1252,241 @@ def assign_value(ValuesTensor, shape, dtype, values, bool_values, fp32_values, i
     legacy = (bool_values, fp32_values, int32_values, int64_values, fp64_values)
     data = values or next((v for v in legacy if len(v)), [])
     return {"Out": np.asarray(data).astype(dtypes.to_numpy(dtype)).reshape(shape)}
+
+
+# --- Paddle 1.x/2.x ops older models still carry: lookup_table, expand, top_k --------------------
+_LOOKUP_V1_ATTRS = [
+    Attr("is_sparse", T.BOOLEAN, False), Attr("is_distributed", T.BOOLEAN, False),
+    Attr("padding_idx", T.LONG, -1), Attr("remote_prefetch", T.BOOLEAN, False),
+    Attr("entry_config", T.STRING, ""), Attr("entry", T.STRING, "none"),
+    Attr("table_class", T.STRING, "none"), Attr("table_names", T.STRINGS, []),
+    Attr("trainer_id", T.INT, 0), Attr("slot", T.INT, 0), Attr("grad_inplace", T.BOOLEAN, False),
+    Attr("epmap", T.STRINGS, []), Attr("height_sections", T.LONGS, [])]
+
+
+def _v1_ids(Ids):
+    """lookup_table (v1) takes ids with a trailing dim of 1."""
+    return Ids[..., 0] if Ids.ndim > 1 and Ids.shape[-1] == 1 else Ids
+
+
+def _infer_lookup_v1(ctx):
+    ids, w = ctx.input("Ids"), ctx.input("W")
+    lead = ids.shape[:-1] if len(ids.shape) > 1 and ids.shape[-1] == 1 else ids.shape
+    return {"Out": VarSpec(tuple(lead) + (w.shape[1],), w.dtype)}
+
+
+@register_op(
+    "lookup_table", inputs=["W", Slot("Ids", no_grad=True)], outputs=["Out"],
+    attrs=_LOOKUP_V1_ATTRS, infer=_infer_lookup_v1,
+    grad=default_grad("lookup_table_grad", uses=["Ids", "W"]),
+    doc="Out = W[Ids[..., 0]] (the v1 embedding: Ids end in a dim of 1); padding rows are 0",
+    examples=[Example({"W": rand(5, 3), "Ids": np.array([[[1], [0]], [[4], [1]]], np.int64)},
+                      {"padding_idx": 0},
+                      lambda W, Ids, padding_idx: _lookup_expect(Ids[..., 0], W, padding_idx))],
+)
+def lookup_table(W, Ids, is_sparse, is_distributed, padding_idx, remote_prefetch, entry_config,
+                 entry, table_class, table_names, trainer_id, slot, grad_inplace, epmap,
+                 height_sections):
+    return lookup_table_v2(_v1_ids(Ids), W, padding_idx)
+
+
+@register_op("lookup_table_grad", inputs=["Ids", "W", "Out@GRAD"], outputs=["W@GRAD"],
+             attrs=_LOOKUP_V1_ATTRS, infer=same_as("W", out="W@GRAD"), grad_of="lookup_table",
+             doc="dW[i] = sum of dOut rows whose id is i (padding row: 0)")
+def lookup_table_grad(Ids, W, Out_grad, is_sparse, is_distributed, padding_idx, remote_prefetch,
+                      entry_config, entry, table_class, table_names, trainer_id, slot,
+                      grad_inplace, epmap, height_sections):
+    return lookup_table_v2_grad(_v1_ids(Ids), W, Out_grad, padding_idx)
+
+
+_EXPAND_V1_SLOTS = [Slot("ExpandTimes", dispensable=True, no_grad=True),
+                    Slot("expand_times_tensor", duplicable=True, dispensable=True, no_grad=True)]
+
+
+def _infer_expand_v1(ctx):
+    x = ctx.input("X")
+    if ctx.inputs.get("ExpandTimes") or ctx.inputs.get("expand_times_tensor"):
+        return {"Out": VarSpec((-1,) * len(x.shape), x.dtype)}
+    return {"Out": VarSpec(_tiled_shape(x.shape, ctx.attr("expand_times")), x.dtype)}
+
+
+@register_op(
+    "expand", inputs=["X", *_EXPAND_V1_SLOTS], outputs=["Out"],
+    attrs=[Attr("expand_times", T.INTS, [])], infer=_infer_expand_v1,
+    grad=default_grad("expand_grad"),
+    doc="Out = X repeated expand_times[i] times along dim i (the v1 expand is a tile)",
+    examples=[Example({"X": rand(2, 3)}, {"expand_times": [1, 2]},
+                      lambda X, expand_times: {"Out": np.concatenate([X, X], 1)})],
+)
+def expand(X, ExpandTimes, expand_times_tensor, expand_times):
+    return tile(X, ExpandTimes, expand_times_tensor, expand_times)
+
+
+@register_op("expand_grad", inputs=["X", *_EXPAND_V1_SLOTS, "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("expand_times", T.INTS, [])], infer=same_as("X", out="X@GRAD"),
+             grad_of="expand", doc="dX = dOut summed over the copies")
+def expand_grad(X, ExpandTimes, expand_times_tensor, Out_grad, expand_times):
+    return tile_grad(X, ExpandTimes, expand_times_tensor, Out_grad, expand_times)
+
+
+@register_op(
+    "top_k", inputs=["X", Slot("K", dispensable=True, no_grad=True)],
+    outputs=["Out", "Indices"], attrs=[Attr("k", T.INT, 1)],
+    infer=lambda ctx: _infer_sorted_last(ctx, -1 if ctx.inputs.get("K") else ctx.attr("k")),
+    grad=default_grad("top_k_grad", uses=["X", "K", "Indices"]),
+    doc="Out, Indices = the k largest along the last axis, largest first (the v1 top_k)",
+    examples=[Example({"X": rand(3, 5)}, {"k": 2}, lambda X, k: _topk_expect(X, 2))],
+)
+def top_k(X, K, k):
+    return top_k_v2(X, K, k, -1, True, True)
+
+
+def _infer_sorted_last(ctx, k):
+    x = ctx.input("X")
+    shape = tuple(x.shape[:-1]) + (k,)
+    return {"Out": VarSpec(shape, x.dtype), "Indices": VarSpec(shape, _I64)}
+
+
+@register_op("top_k_grad", inputs=["X", Slot("K", dispensable=True), "Indices", "Out@GRAD"],
+             outputs=["X@GRAD"], attrs=[Attr("k", T.INT, 1)], infer=same_as("X", out="X@GRAD"),
+             grad_of="top_k", doc="dX[Indices] = dOut along the last axis, zero elsewhere")
+def top_k_grad(X, K, Indices, Out_grad, k):
+    return {"X@GRAD": _scatter_back(X, Indices, Out_grad, -1)}
+
+
+# --- cumprod, logsumexp --------------------------------------------------------------------------
+_CUMPROD_ATTRS = [Attr("dim", T.INT, 0), Attr("exclusive", T.BOOLEAN, False),
+                  Attr("reverse", T.BOOLEAN, False)]
+
+
+def _along_first(x, dim, reverse):
+    """x with `dim` moved first (and flipped for reverse): cumulative ops run along axis 0."""
+    x = np.moveaxis(x, dim, 0)
+    return np.flip(x, 0) if reverse else x
+
+
+def _back_from_first(x, dim, reverse):
+    return np.ascontiguousarray(np.moveaxis(np.flip(x, 0) if reverse else x, 0, dim))
+
+
+def _shift_down(x, fill):
+    """[fill, x0, x1, ...] without the last row: exclusive cumulation along axis 0."""
+    return np.concatenate([np.full_like(x[:1], fill), x[:-1]])
+
+
+@register_op(
+    "cumprod", inputs=["X"], outputs=["Out"], attrs=_CUMPROD_ATTRS, infer=same_as("X"),
+    grad=default_grad("cumprod_grad", uses=["X", "Out"]),
+    doc="Out[i] = product of X[j] for j <= i along dim (j < i when exclusive; j >= i when "
+        "reverse)",
+    examples=[Example({"X": rand(3, 4)}, {"dim": 1},
+                      lambda X, dim: {"Out": np.stack([X[:, :i + 1].prod(1) for i in range(4)],
+                                                      1)}),
+              Example({"X": np.array([[2.0, 0.0, 3.0], [1.0, 4.0, 0.5]])},
+                      {"dim": -1, "exclusive": True, "reverse": True},
+                      lambda X, **a: {"Out": np.array([[0.0, 3.0, 1.0], [2.0, 0.5, 1.0]])})],
+)
+def cumprod(X, dim, exclusive, reverse):
+    x = _along_first(X, dim, reverse)
+    out = np.cumprod(x, axis=0, dtype=X.dtype)
+    return {"Out": _back_from_first(_shift_down(out, 1) if exclusive else out, dim, reverse)}
+
+
+@register_op("cumprod_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_CUMPROD_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="cumprod",
+             doc="dX[k] = prod(X[<k]) * S[k], S[k] = g[k] + X[k+1] S[k+1] (exact with zeros)")
+def cumprod_grad(X, Out, Out_grad, dim, exclusive, reverse):
+    x, g = _along_first(X, dim, reverse), _along_first(Out_grad, dim, reverse)
+    if exclusive:  # Out[i] = inclusive[i-1]: move each dOut one step back
+        g = np.concatenate([g[1:], np.zeros_like(g[:1])])
+    before = _shift_down(np.cumprod(x, axis=0), 1)
+    s = np.zeros_like(g)
+    s[-1] = g[-1]
+    for k in range(len(x) - 2, -1, -1):  # why a loop: exact where X has zeros
+        s[k] = g[k] + x[k + 1] * s[k + 1]
+    return {"X@GRAD": _back_from_first(before * s, dim, reverse)}
+
+
+_LSE_ATTRS = [Attr("axis", T.INTS, []), Attr("keepdim", T.BOOLEAN, False),
+              Attr("reduce_all", T.BOOLEAN, False)]
+
+
+def _infer_logsumexp(ctx):
+    x = ctx.input("X")
+    axes = reduced_axes(len(x.shape), ctx.attr("axis"), ctx.attr("reduce_all"))
+    keep = ctx.attr("keepdim")
+    shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keep else \
+        tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return {"Out": VarSpec(shape, x.dtype)}
+
+
+@register_op(
+    "logsumexp", inputs=["X"], outputs=["Out"], attrs=_LSE_ATTRS, infer=_infer_logsumexp,
+    grad=default_grad("logsumexp_grad", uses=["X", "Out"]),
+    doc="Out = log(sum(exp(X))) over axis (all axes when empty or reduce_all), computed stably",
+    examples=[Example({"X": rand(3, 4)}, {"axis": [1]},
+                      lambda X, axis: {"Out": np.log(np.exp(X.astype(np.float64)).sum(1))
+                                       .astype(np.float32)}),
+              Example({"X": np.array([[1000.0, 1000.0], [-5.0, 0.0]])},
+                      {"axis": [0, 1], "keepdim": True},
+                      lambda X, **a: {"Out": np.array([[1000.0 + np.log(2.0)]])})],
+)
+def logsumexp(X, axis, keepdim, reduce_all):
+    axes = reduced_axes(X.ndim, axis, reduce_all)
+    peak = X.max(axis=axes, keepdims=True)
+    out = np.log(np.exp(X - peak).sum(axis=axes, keepdims=True)) + peak
+    return {"Out": (out if keepdim else np.squeeze(out, axes)).astype(X.dtype, copy=False)}
+
+
+@register_op("logsumexp_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_LSE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="logsumexp",
+             doc="dX = dOut * exp(X - Out), i.e. dOut * softmax(X) over the axes")
+def logsumexp_grad(X, Out, Out_grad, axis, keepdim, reduce_all):
+    axes = reduced_axes(X.ndim, axis, reduce_all)
+    kept = tuple(1 if i in axes else d for i, d in enumerate(X.shape))
+    return {"X@GRAD": (Out_grad.reshape(kept) * np.exp(X - Out.reshape(kept))).astype(X.dtype)}
+
+
+# --- decoding helpers: gather_tree (beam search), sequence_mask ---------------------------------
+@register_op(
+    "gather_tree", inputs=[Slot("Ids", no_grad=True), Slot("Parents", no_grad=True)],
+    outputs=["Out"], infer=same_as("Ids"),
+    doc="Out = the full beam-search paths: walk Parents back from the last step [T, B, beam]",
+    examples=[Example({"Ids": np.array([[[2, 5]], [[6, 1]], [[3, 9]]], np.int64),
+                       "Parents": np.array([[[0, 0]], [[1, 0]], [[1, 0]]], np.int64)},
+                      expect={"Out": np.array([[[2, 5]], [[1, 6]], [[3, 9]]], np.int64)})],
+)
+def gather_tree(Ids, Parents):
+    out = np.empty_like(Ids)
+    batch = np.arange(Ids.shape[1])[:, None]
+    beam = np.broadcast_to(np.arange(Ids.shape[2]), Ids.shape[1:])
+    for t in range(Ids.shape[0] - 1, -1, -1):
+        out[t] = Ids[t][batch, beam]
+        beam = Parents[t][batch, beam]
+    return {"Out": out}
+
+
+def _infer_sequence_mask(ctx):
+    x = ctx.input("X")
+    length = -1 if ctx.inputs.get("MaxLenTensor") or ctx.attr("maxlen") < 0 else \
+        ctx.attr("maxlen")
+    return {"Y": VarSpec(tuple(x.shape) + (length,), dtypes.to_numpy(ctx.attr("out_dtype")))}
+
+
+@register_op(
+    "sequence_mask", inputs=[Slot("X", no_grad=True), Slot("MaxLenTensor", dispensable=True)],
+    outputs=["Y"], attrs=[Attr("maxlen", T.INT, -1), Attr("out_dtype", T.INT, 3)],
+    infer=_infer_sequence_mask,
+    doc="Y[..., j] = j < X[...] for j < maxlen (maxlen -1: the largest length in X)",
+    examples=[Example({"X": np.array([3, 1, 0], np.int64)}, {"maxlen": -1, "out_dtype": 3},
+                      lambda X, **a: {"Y": np.array([[1, 1, 1], [1, 0, 0], [0, 0, 0]],
+                                                    np.int64)}),
+              Example({"X": np.array([[2], [4]], np.int32)}, {"maxlen": 3, "out_dtype": 5},
+                      lambda X, **a: {"Y": np.array([[[1, 1, 0]], [[1, 1, 1]]], np.float32)})],
+)
+def sequence_mask(X, MaxLenTensor, maxlen, out_dtype):
+    if MaxLenTensor is not None:
+        maxlen = _ints(MaxLenTensor)[0]
+    if maxlen < 0:
+        maxlen = int(X.max()) if X.size else 0
+    return {"Y": (np.arange(maxlen) < X[..., None]).astype(dtypes.to_numpy(out_dtype))}

@@ -1,5 +1,5 @@
-"""Linear algebra ops: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `dot`, `p_norm`, with
-gradients.
+"""Linear algebra ops: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `dot`, `kron`, `trace`,
+`p_norm`, with gradients.
 
 `matmul_v2` lives in nn.py; the legacy `matmul` differs by its `alpha` scale and its
 attribute names.
@@ -146,6 +146,75 @@ def dot(X, Y):
 def dot_grad(X, Y, Out_grad):
     g = np.asarray(Out_grad)[..., None]
     return {"X@GRAD": g * Y, "Y@GRAD": g * X}
+
+
+def _kron_shape(x: tuple, y: tuple) -> tuple:
+    n = max(len(x), len(y))
+    x, y = (1,) * (n - len(x)) + tuple(x), (1,) * (n - len(y)) + tuple(y)
+    return tuple(-1 if -1 in (a, b) else a * b for a, b in zip(x, y))
+
+
+@register_op(
+    "kron", inputs=["X", "Y"], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec(_kron_shape(ctx.input("X").shape, ctx.input("Y").shape),
+                                      ctx.input("X").dtype)},
+    grad=default_grad("kron_grad"), doc="Out = the Kronecker product of X and Y",
+    examples=[Example({"X": rand(2, 3), "Y": rand(2, 2)}, expect=lambda X, Y: {"Out": np.block(
+        [[X[i, j] * Y for j in range(3)] for i in range(2)])}),
+        Example({"X": rand(2), "Y": rand(2, 3)}, expect=lambda X, Y: {"Out": np.block(
+            [[X[0] * Y, X[1] * Y]])})],
+)
+def kron(X, Y):
+    return {"Out": np.kron(X, Y).astype(X.dtype, copy=False)}
+
+
+@register_op("kron_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
+             grad_of="kron", doc="dX[i] = <dOut block i, Y>, dY = sum_i X[i] * dOut block i")
+def kron_grad(X, Y, Out_grad):
+    n = max(X.ndim, Y.ndim)
+    x = X.reshape((1,) * (n - X.ndim) + X.shape)
+    y = Y.reshape((1,) * (n - Y.ndim) + Y.shape)
+    # Out viewed as (x0, y0, x1, y1, ...): block (i0, i1, ...) is X[i] * Y.
+    g = Out_grad.reshape([d for pair in zip(x.shape, y.shape) for d in pair])
+    x_axes = tuple(range(0, 2 * n, 2))
+    y_axes = tuple(range(1, 2 * n, 2))
+    gx = np.tensordot(g, y, axes=(y_axes, tuple(range(n))))
+    g_moved = np.transpose(g, x_axes + y_axes)
+    gy = np.tensordot(x, g_moved, axes=(tuple(range(n)), tuple(range(n))))
+    return {"X@GRAD": gx.reshape(X.shape), "Y@GRAD": gy.reshape(Y.shape)}
+
+
+_TRACE_ATTRS = [Attr("offset", T.INT, 0), Attr("axis1", T.INT, 0), Attr("axis2", T.INT, 1)]
+
+
+def _infer_trace(ctx):
+    x = ctx.input("Input")
+    drop = {ctx.attr("axis1") % len(x.shape), ctx.attr("axis2") % len(x.shape)}
+    return {"Out": VarSpec(tuple(d for i, d in enumerate(x.shape) if i not in drop), x.dtype)}
+
+
+@register_op(
+    "trace", inputs=["Input"], outputs=["Out"], attrs=_TRACE_ATTRS, infer=_infer_trace,
+    grad=default_grad("trace_grad", uses=["Input"]),
+    doc="Out = sum of the `offset` diagonal of Input's (axis1, axis2) planes",
+    examples=[Example({"Input": rand(3, 4)}, {"offset": 1},
+                      lambda Input, **a: {"Out": np.array(Input[0, 1] + Input[1, 2]
+                                                          + Input[2, 3], np.float32)}),
+              Example({"Input": rand(2, 3, 3)}, {"offset": -1, "axis1": 1, "axis2": -1},
+                      lambda Input, **a: {"Out": Input[:, 1, 0] + Input[:, 2, 1]})],
+)
+def trace(Input, offset, axis1, axis2):
+    return {"Out": np.asarray(np.trace(Input, offset, axis1, axis2), Input.dtype)}
+
+
+@register_op("trace_grad", inputs=["Input", "Out@GRAD"], outputs=["Input@GRAD"],
+             attrs=_TRACE_ATTRS, grad_of="trace", doc="dInput = dOut on the diagonal, 0 elsewhere")
+def trace_grad(Input, Out_grad, offset, axis1, axis2):
+    a1, a2 = axis1 % Input.ndim, axis2 % Input.ndim
+    moved = np.moveaxis(np.zeros_like(Input), (a1, a2), (-2, -1))
+    mask = np.eye(moved.shape[-2], moved.shape[-1], k=offset, dtype=Input.dtype)
+    grad = np.asarray(Out_grad)[..., None, None] * mask
+    return {"Input@GRAD": np.ascontiguousarray(np.moveaxis(grad + moved, (-2, -1), (a1, a2)))}
 
 
 _P_NORM_ATTRS = [Attr("porder", T.FLOAT, 2.0), Attr("axis", T.INT, -1),
