@@ -7,9 +7,9 @@
 pyir runs the program `append_backward` produced (forward, `loss@GRAD` seed, grad ops) through
 `Executor.run`, fetching the loss and the 10 parameter gradients. The numpy side computes the
 same loss and gradients with no framework, on the same arrays, in the same process; the two
-are checked equal first. A benchmark, not a test: it prints figures and never fails.
+are checked equal first, and the calls are timed interleaved. A benchmark, not a test: it prints figures and never fails.
 
-    python benchmarks/bench_autodiff.py [--calls N]
+    python benchmarks/bench_autodiff.py [--calls N] [--profile]
 """
 
 from __future__ import annotations
@@ -26,16 +26,19 @@ from pyir.backward import append_backward
 from pyir.plan import compile_plan
 
 
-def median_call(fn, calls: int, warmup: int = 50) -> float:
-    """Median seconds of one `fn()` over `calls` timed calls."""
-    for _ in range(warmup):
-        fn()
-    times = []
+def median_calls(fns: dict, calls: int, warmup: int = 50) -> dict:
+    """Median seconds of one call of each function, timed interleaved (one call of each in
+    turn) so that load from other processes falls on all of them alike."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    times = {name: [] for name in fns}
     for _ in range(calls):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def build_w1():
@@ -114,13 +117,34 @@ def w1(calls: int) -> dict:
 
     for got, want in zip(run_pyir(), run_numpy()):
         np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-7)
-    return {"pyir": median_call(run_pyir, calls), "plan": median_call(run_bare_plan, calls),
-            "numpy": median_call(run_numpy, calls), "ops": len(main.global_block().ops)}
+    result = median_calls({"pyir": run_pyir, "plan": run_bare_plan, "numpy": run_numpy}, calls)
+    return {**result, "ops": len(main.global_block().ops)}
+
+
+def profile(calls: int) -> list[tuple[str, float, int]]:
+    """(op type, median microseconds per call summed over its ops, op count), slowest first."""
+    main_p, scope, loss, params_grads, feed = build_w1()
+    fetch = (loss.name, *(g.name for _, g in params_grads))
+    plan = compile_plan(main_p, tuple(feed), fetch)
+    per_step = [[] for _ in plan.steps]
+    for _ in range(calls):
+        env = dict(feed)
+        env.update({n: scope[n] for n in plan.scope_reads})
+        for i, step in enumerate(plan.steps):
+            start = time.perf_counter()
+            step.run(env)
+            per_step[i].append(time.perf_counter() - start)
+    totals: dict = {}
+    for step, times in zip(plan.steps, per_step):
+        t, n = totals.get(step.where.op_type, (0.0, 0))
+        totals[step.where.op_type] = (t + statistics.median(times) * 1e6, n + 1)
+    return sorted(((k, t, n) for k, (t, n) in totals.items()), key=lambda r: -r[1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--profile", action="store_true", help="also time each op type")
     args = parser.parse_args()
     r = w1(args.calls)
     print(f"W1 forward+backward ({r['ops']} ops), median of {args.calls} calls:")
@@ -129,6 +153,10 @@ def main() -> None:
           f"ratio {r['pyir'] / r['numpy']:.2f}x (target <= 1.5x)")
     print(f"  pyir run_plan (bare)   {r['plan'] * 1e6:8.1f} us   "
           f"ratio {r['plan'] / r['numpy']:.2f}x")
+    if args.profile:
+        print("per op type (kernel + store, median us per call):")
+        for op_type, micros, count in profile(min(args.calls, 500)):
+            print(f"  {op_type:34s} {micros:7.1f}  ({count} ops)")
 
 
 if __name__ == "__main__":
