@@ -135,10 +135,18 @@ class Tensor:
         return int(self._value)
 
     def __getitem__(self, index):
-        if not self.stop_gradient:
-            raise PyirError("indexing is not differentiable in pyir's eager mode; use "
-                            "pyir.slice / pyir.gather, or index t.detach()")
-        return Tensor(self._value[index])
+        """Ints, slices (any step) and `...` index through the `strided_slice` op, so they
+        differentiate; other indices (arrays, masks, None) only on stop_gradient tensors."""
+        attrs = _strided_slice_attrs(index, self.shape)
+        if attrs is None:
+            if not self.stop_gradient:
+                raise PyirError(f"indexing with {index!r} is not differentiable in pyir's eager "
+                                f"mode; use ints and slices, pyir.gather, or index t.detach()")
+            return Tensor(self._value[index])
+        out = run_op("strided_slice", {"Input": self}, attrs)["Out"]
+        if len(attrs["decrease_axis"]) == self.ndim:  # every axis indexed: a 0-d result
+            out = run_op("reshape2", {"X": out}, {"shape": []})["Out"]
+        return out
 
     def __repr__(self) -> str:
         return (f"Tensor(shape={self.shape}, dtype={dtypes.name_of(self.dtype)}, "
@@ -184,6 +192,32 @@ class Tensor:
         if fn is None:
             raise AttributeError(f"'Tensor' object has no attribute {name!r}")
         return functools.partial(fn, self)
+
+
+def _strided_slice_attrs(index, shape: list) -> dict | None:
+    """`strided_slice` attributes for an index of ints, slices and one `...`; else None."""
+    index = index if isinstance(index, tuple) else (index,)
+    if sum(i is Ellipsis for i in index) > 1 or not all(
+            i is Ellipsis or isinstance(i, (slice, numbers.Integral)) for i in index):
+        return None
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (len(shape) - len(index) + 1) + index[at + 1:]
+    if len(index) > len(shape):
+        return None
+    attrs = {"axes": [], "starts": [], "ends": [], "strides": [], "decrease_axis": []}
+    for axis, (item, dim) in enumerate(zip(index, shape)):
+        if isinstance(item, slice):
+            start, end, step = item.indices(dim)
+            end = -dim - 1 if end < 0 else end  # a negative step running past the front
+        else:
+            start = int(item) + dim if item < 0 else int(item)
+            end, step = start + 1, 1
+            attrs["decrease_axis"].append(axis)
+        for key, value in zip(("axes", "starts", "ends", "strides"), (axis, start, end, step)):
+            attrs[key].append(value)
+    attrs["infer_flags"] = [1] * len(attrs["axes"])
+    return attrs
 
 
 # --- printing, as Paddle prints tensors ------------------------------------------------------

@@ -422,3 +422,22 @@ def test_mixing_tensors_and_variables_is_refused():
         _t([1.0, 2.0]) + var
     with pytest.raises(PyirError, match="static Variable and eager Tensors"):
         run_op("elementwise_add", {"X": _t([1.0, 2.0]), "Y": var})
+
+
+@pytest.mark.parametrize("index", [1, -1, (0, 2), slice(1, None), slice(None, None, -1),
+                                   (slice(None), slice(2, 0, -1)), (Ellipsis, 1), (1, ...)])
+def test_indexing_matches_numpy_and_differentiates(index):
+    value = np.arange(12.0).reshape(3, 4)
+    x = _t(value)
+    y = x[index]
+    np.testing.assert_array_equal(y.numpy(), value[index])
+    (y * y).sum().backward()
+    want = np.zeros_like(value)
+    want[index] = 2 * value[index]
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+def test_fancy_indexing_only_without_gradient():
+    assert _t([1.0, 2.0, 3.0], stop_gradient=True)[np.array([0, 2])].numpy().tolist() == [1, 3]
+    with pytest.raises(PyirError, match="not differentiable"):
+        _t([1.0, 2.0, 3.0])[np.array([0, 2])]
