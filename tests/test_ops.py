@@ -119,3 +119,14 @@ def test_mismatching_expectation_is_caught():
     (value,) = Executor().run(program, feed=feed, fetch_list=[outs["Out"][0]])
     with pytest.raises(AssertionError):
         _assert_matches(np.asarray(value), example.expect["Out"], "scale")
+
+
+@pytest.mark.parametrize("op_type, fn", [("exp", np.exp), ("log", np.log)])
+def test_float32_exp_and_log_are_correctly_rounded(op_type, fn):
+    """Paddle prints exp(1) as 2.7182817 (seed 004); numpy's float32 exp gives 2.718282."""
+    x = np.linspace(0.5, 3.0, 1001, dtype=np.float32)
+    program, feed, outs = build_example(op_type, registry.Example({"X": x}))
+    (value,) = Executor().run(program, feed=feed, fetch_list=[outs["Out"][0]])
+    np.testing.assert_array_equal(value, fn(x.astype(np.float64)).astype(np.float32))
+    if op_type == "exp":
+        assert value[200] == np.float32(2.7182817)
