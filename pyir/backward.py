@@ -21,7 +21,7 @@ time, and zeros for a required gradient input nothing produces).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import math
 
@@ -230,7 +230,6 @@ class _Entry:
     op: GradOp
     forward: Operator | None
     role: int = ROLE_BACKWARD
-    names: dict = field(default_factory=dict)
 
 
 def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -> dict:
@@ -240,7 +239,7 @@ def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -
     ops = _relevant_ops(block, [t.name for t in targets], inputs, no_grad)
     produced = {name for s in seeds for name in _out_names(s.op)}
     produced.update(renames or {})
-    entries = seeds + _make_grad_ops(block, ops, produced, no_grad)
+    entries = seeds + _make_grad_ops(ops, produced, no_grad)
     entries = _accumulate(entries, block.idx)
     if renames:
         for entry in entries:
@@ -287,7 +286,7 @@ def _has_rule(op: Operator) -> bool:
     return opdef.grad is not None and opdef.io is None
 
 
-def _make_grad_ops(block: Block, ops: list, produced: set, no_grad: set) -> list:
+def _make_grad_ops(ops: list, produced: set, no_grad: set) -> list:
     """Call each op's rule, last op first; keep ops that compute a wanted gradient."""
     entries = []
     for op in reversed(ops):
@@ -339,7 +338,7 @@ def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
     """Handle gradient inputs no op produces (outputs nothing downstream uses).
 
     A list slot keeps the name (its kernel sees None, as Paddle's py_func does), an optional
-    or undeclared slot drops it, and a required slot gets zeros from a constant op before `g`.
+    or undeclared slot drops it, and a required slot gets zeros (fill_any_like) before `g`.
     """
     zeros = []
     for slot, names in list(g.inputs.items()):
