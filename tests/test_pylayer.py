@@ -379,3 +379,14 @@ def test_seed002_layer_in_a_static_program(capsys):
     xv = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
     printed = capsys.readouterr().out
     assert str(np.tanh(xv)) in printed and str((1 - np.tanh(xv) ** 2) / 6) in printed
+
+
+def test_pylayer_input_without_value_is_named():
+    main = Program()
+    block = main.global_block()
+    with program_guard(main, Program()):
+        ghost = block.create_var("ghost", "float32", [2], stop_gradient=True)
+        y = static_pylayer(pyir.exp, [ghost], None)
+    with pytest.raises(KernelError, match="input 'ghost' has no value") as info:
+        Executor().run(main, fetch_list=[y])
+    assert info.value.where.op_type == "pylayer"

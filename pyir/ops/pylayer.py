@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CheckError, GradError, KernelError
+from ..errors import CheckError, GradError, KernelError, Where
 from ..framework import Block, Operator
 from ..registry import REQUIRED, Attr, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
@@ -157,6 +157,10 @@ def _pylayer_grad_maker(op: Operator, opdef) -> list[GradOp]:
 def pylayer(Input, blocks, skip_eager_deletion_vars, plan, input_names, out_names, keep_names):
     from ..executor import current_scope, run_plan
 
+    unset = [n for n, v in zip(input_names, Input) if v is None]
+    if unset:
+        raise KernelError(f"input {unset[0]!r} has no value: it is neither fed nor computed "
+                          f"before the pylayer", Where(var=unset[0]))
     env = run_plan(plan, dict(zip(input_names, Input)), current_scope())
     step = StepScope({n: env[n] for n in keep_names}, out_names)
     return {"Out": [env[n] for n in out_names], "Scope": _holder(step)}
