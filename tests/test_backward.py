@@ -334,3 +334,39 @@ def test_differentiating_a_file_that_already_has_gradients_renames_the_new_ones(
                            fetch_list=[grad], scope=scope)
     np.testing.assert_allclose(got, np.load(GOLDEN / case / "expected.npz")["x@GRAD"],
                                rtol=1e-4, atol=1e-6)
+
+
+def test_a_required_gradient_nothing_produces_is_filled_with_zeros(monkeypatch):
+    from pyir import registry
+    from pyir.ops._helpers import default_grad, same_as
+    from pyir.registry import OpDef, Slot
+
+    def two(X):
+        return {"A": X * 2.0, "B": X * 3.0}
+
+    def two_grad(X, A_grad, B_grad):
+        return {"X@GRAD": 2.0 * A_grad + 3.0 * B_grad}
+
+    forward = OpDef("fake_two", (Slot("X"),), (Slot("A"), Slot("B")), (), two, None,
+                    default_grad("fake_two_grad", uses=["X"]), True, "", ())
+    backward = OpDef("fake_two_grad", (Slot("X"), Slot("A@GRAD"), Slot("B@GRAD")),
+                     (Slot("X@GRAD"),), (), two_grad, same_as("X", out="X@GRAD"), None, False,
+                     "", (), grad_of="fake_two")
+    monkeypatch.setitem(registry.OPS, "fake_two", forward)
+    monkeypatch.setitem(registry.OPS, "fake_two_grad", backward)
+    main = Program()
+    with program_guard(main, Program()):
+        x = pyir.static.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        block = main.global_block()
+        for name in ("a", "b"):
+            block.create_var(name, "float32", [2, 3])
+        block.append_op("fake_two", {"X": ["x"]}, {"A": ["a"], "B": ["b"]})
+        loss = pyir.mean(block.var("a"))
+        append_backward(loss)
+    fill = block.ops[-2]
+    assert (fill.type, fill.inputs, fill.outputs) == ("fill_any_like", {"X": ["b"]},
+                                                      {"Out": ["b@GRAD"]})
+    assert fill.attrs["value"] == 0.0
+    [g] = Executor().run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=["x@GRAD"])
+    np.testing.assert_allclose(g, np.full((2, 3), 2.0 / 6), rtol=1e-6)
