@@ -88,7 +88,8 @@ def _infer_gather_nd(ctx):
     return {"Out": VarSpec(tuple(index.shape[:-1]) + tuple(x.shape[depth:]), x.dtype)}
 
 
-def _gather_nd_where(X, Index):
+def _nd_index(Index):
+    """Index [..., k] as the tuple of k index arrays that numpy's fancy indexing takes."""
     return tuple(np.moveaxis(Index, -1, 0))
 
 
@@ -104,7 +105,7 @@ def _gather_nd_where(X, Index):
     ],
 )
 def gather_nd(X, Index):
-    return {"Out": X[_gather_nd_where(X, Index)]}
+    return {"Out": X[_nd_index(Index)]}
 
 
 @register_op("gather_nd_grad", inputs=["X", "Index", "Out@GRAD"], outputs=["X@GRAD"],
@@ -112,7 +113,7 @@ def gather_nd(X, Index):
              doc="dX = scatter-add of dOut at Index")
 def gather_nd_grad(X, Index, Out_grad):
     dx = np.zeros_like(X)
-    np.add.at(dx, _gather_nd_where(X, Index), Out_grad)
+    np.add.at(dx, _nd_index(Index), Out_grad)
     return {"X@GRAD": dx}
 
 
@@ -969,7 +970,7 @@ def scatter_grad(Ids, Updates, Out_grad, overwrite):
 )
 def scatter_nd_add(X, Index, Updates):
     out = X.copy()
-    np.add.at(out, _gather_nd_where(X, Index), Updates)
+    np.add.at(out, _nd_index(Index), Updates)
     return {"Out": out}
 
 
@@ -977,7 +978,7 @@ def scatter_nd_add(X, Index, Updates):
              outputs=["X@GRAD", "Updates@GRAD"], grad_of="scatter_nd_add",
              doc="dX = dOut; dUpdates = dOut gathered at Index")
 def scatter_nd_add_grad(Index, Updates, Out_grad):
-    return {"X@GRAD": Out_grad, "Updates@GRAD": Out_grad[_gather_nd_where(Out_grad, Index)]}
+    return {"X@GRAD": Out_grad, "Updates@GRAD": Out_grad[_nd_index(Index)]}
 
 
 @register_op(
