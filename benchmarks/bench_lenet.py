@@ -4,6 +4,8 @@
     pyir    Executor.run on the loaded .pdmodel / .pdiparams         target <= 1.1x numpy
     numpy   the same network by hand: im2col + matmul convolution, strided-view max pooling
     paddle  (optional, --paddle) Paddle's CPU executor on the same files, when paddle imports
+            beside pyir (Paddle 3.3.1 registers the same protobuf package name as pyir, so it
+            usually cannot: time it in its own process with the same `interleaved` blocks)
 
 Both main sides run in this process on the same arrays and parameters and must agree. A
 benchmark, not a test: it prints figures and never fails on a slow machine.
@@ -108,11 +110,14 @@ def paddle_side():
     os.environ.setdefault("FLAGS_enable_pir_api", "0")
     try:
         import paddle
-    except ImportError:
+    except Exception as e:  # noqa: BLE001  absent, or its protobuf package clashes with pyir's
+        print(f"paddle: cannot be used in this process ({type(e).__name__}: "
+              f"{str(e).splitlines()[-1][:120]})")
         return None
     paddle.enable_static()
     exe = paddle.static.Executor(paddle.CPUPlace())
     program, feeds, fetches = paddle.static.load_inference_model(str(MODEL / "model"), exe)
+    program.global_block().var(feeds[0]).desc.set_shape([-1, 1, 28, 28])
     return lambda image: exe.run(program, feed={feeds[0]: image}, fetch_list=fetches)[0]
 
 
@@ -137,7 +142,6 @@ def main() -> None:
     if args.paddle:
         run_paddle = paddle_side()
         if run_paddle is None:
-            print("paddle: not importable, skipped")
             return
         np.testing.assert_allclose(run_paddle(image), ref, rtol=1e-4, atol=1e-5)
         t = interleaved({"paddle": lambda: run_paddle(image), "pyir": lambda: run_pyir(image)},
