@@ -135,7 +135,7 @@ class OpDef:
     check_save: Callable | None = None
     grad_of: str | None = None
     io: str | None = None  # "feed" / "fetch": bind program inputs/outputs, never run as steps
-    side_effects: bool = False  # runs even when nothing consumes its outputs
+    side_effects: bool | Callable = False  # runs even when nothing consumes its outputs
 
     def input_slot(self, name: str) -> Slot | None:
         return next((s for s in self.inputs if s.name == name), None)
@@ -160,7 +160,7 @@ def kernel_param(slot: str) -> str:
 def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=None,
                 differentiable: bool | None = None, doc: str = "", examples=(),
                 runtime=(), prepare=None, check_save=None, grad_of: str | None = None,
-                io: str | None = None, side_effects: bool = False):
+                io: str | None = None, side_effects: bool | Callable = False):
     """Register the decorated numpy kernel as op `type`. Validates the definition now.
 
     Args:
@@ -175,7 +175,8 @@ def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=
         check_save: `check_save(op)` raises when the op cannot be written to a file.
         grad_of: for a `_grad` op, the forward op whose checks cover it.
         io: "feed" or "fetch" for the ops that bind a saved program's inputs and outputs.
-        side_effects: the op runs even when nothing consumes its outputs (printing, updates).
+        side_effects: the op runs even when nothing consumes its outputs (printing, updates);
+            True, or a predicate `side_effects(op) -> bool` for ops only some of which do.
     """
     ins = tuple(s if isinstance(s, Slot) else Slot(s) for s in inputs)
     outs = tuple(s if isinstance(s, Slot) else Slot(s) for s in outputs)

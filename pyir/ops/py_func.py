@@ -207,7 +207,7 @@ def _grad(op, opdef) -> list[GradOp]:
     runtime=("call",),
     prepare=_prepare,
     check_save=_check_save,
-    side_effects=True,  # a debug py_func has no outputs and must still run
+    side_effects=lambda op: not op.output("Out"),  # a debug py_func (no outputs) still runs
     doc="Out = forward_callable(*X): a registered Python callable",
     # Outputs cannot be inferred, so the sweep's case is a debug op (no output) that must run.
     examples=[Example({"X": [rand(2, 3), rand(4)]},
