@@ -290,7 +290,8 @@ def _convt_geometry(x_shape, w_shape, strides, paddings, output_padding, output_
         if hw[i] == -1:
             out.append(-1)
             continue
-        size = (hw[i] - 1) * strides[i] - pads[i][0] - pads[i][1] + dil[i] * (w_shape[2 + i] - 1) + 1
+        k = dil[i] * (w_shape[2 + i] - 1) + 1
+        size = (hw[i] - 1) * strides[i] - pads[i][0] - pads[i][1] + k
         if output_size:
             size = output_size[i]
         elif output_padding:
@@ -316,7 +317,8 @@ def _infer_convt(ctx):
     inputs=["Input", "Filter", Slot("Bias", dispensable=True, no_grad=True)],
     outputs=["Output"], attrs=_CONVT_ATTRS, infer=_infer_convt,
     grad=default_grad("conv2d_transpose_grad"),
-    doc="Output = the adjoint of conv2d(., Filter) applied to Input (Filter is [Cin, Cout/g, kh, kw])",
+    doc="Output = the adjoint of conv2d(., Filter) applied to Input "
+        "(Filter is [Cin, Cout/g, kh, kw])",
     examples=[
         Example({"Input": rand(2, 3, 3, 4), "Filter": rand(3, 2, 3, 3)},
                 {"strides": [2, 1], "paddings": [1, 0]},
