@@ -577,6 +577,41 @@ def transformer_encoder_prenorm(c: Case):
     c.fetch("encoder output", encoder(x, src_mask=m))
 
 
+@case
+def text_classifier(c: Case):
+    """ERNIE-shaped: token + position (range, expand_as) embeddings, pad mask from `equal`,
+    a TransformerEncoder, the first token through tanh pooling, then softmax."""
+    tokens = np.array([[2, 7, 9, 4, 0, 0], [5, 3, 3, 8, 1, 6]], np.int64)
+    ids = c.data("tokens", tokens)
+    words = paddle.nn.Embedding(10, 8, padding_idx=0)
+    places = paddle.nn.Embedding(6, 8)
+    start, end, step = (paddle.full([1], v, "int64") for v in (0, 6, 1))
+    positions = _op("expand_as_v2", {"X": _op("range", {"Start": start, "End": end,
+                                                        "Step": step}), "Y": ids},
+                    {"target_shape": [2, 6]})
+    pad = _op("equal", {"X": ids, "Y": paddle.full([1], 0, "int64")}, dtype="bool")
+    mask = _op("scale", {"X": paddle.cast(pad, "float32")}, {"scale": -1e4})
+    mask = paddle.unsqueeze(mask, [1, 2])
+    layer = paddle.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    encoded = paddle.nn.TransformerEncoder(layer, 2)(words(ids) + places(positions), mask)
+    first = _op("strided_slice", {"Input": encoded},
+                {"axes": [1], "starts": [0], "ends": [1], "strides": [1],
+                 "decrease_axis": [1], "infer_flags": [1]})
+    pooled = _op("tanh", {"X": paddle.nn.Linear(8, 8)(first)})
+    c.fetch("class probabilities", paddle.nn.functional.softmax(paddle.nn.Linear(8, 3)(pooled)))
+
+
+@case
+def seq2seq_transformer(c: Case):
+    """nn.Transformer (encoder-decoder) with a causal target mask from tril_triu."""
+    src = c.uniform("src", [2, 5, 8])
+    tgt = c.uniform("tgt", [2, 4, 8])
+    causal = _op("tril_triu", {"X": paddle.full([4, 4], -1e4, "float32")},
+                 {"lower": False, "diagonal": 1})
+    model = paddle.nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)
+    c.fetch("decoder output", model(src, tgt, tgt_mask=causal))
+
+
 def _rnn_case(c: Case, cls, **kwargs):
     x = c.uniform("x", [3, 5, 4])
     lengths = c.data("lengths", np.array([5, 2, 4], np.int64))
