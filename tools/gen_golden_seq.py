@@ -658,7 +658,8 @@ def build(name: str) -> None:
     paddle.seed(2026)
     main, startup = paddle.static.Program(), paddle.static.Program()
     c = Case(np.random.default_rng(sum(map(ord, name))))
-    with paddle.static.program_guard(main, startup):
+    # Fresh name counters: a case's variable names do not depend on which cases ran before.
+    with paddle.utils.unique_name.guard(), paddle.static.program_guard(main, startup):
         CASES[name](c)
         if name in GRAD_CASES:
             return _save_grad_case(name, c, main)
