@@ -26,8 +26,8 @@ def _infer_binary(ctx):
 
 def _aligned(X, Y, axis):
     """X and Y reshaped so numpy broadcasting follows Paddle's `axis` rule."""
-    if axis == -1 or X.ndim == Y.ndim:
-        return X, Y
+    if axis == -1 or X.ndim == Y.ndim or axis == abs(X.ndim - Y.ndim):
+        return X, Y  # numpy's trailing alignment already is Paddle's (the fc bias case)
     if X.ndim > Y.ndim:
         return X, Y.reshape(align_for_axis(X.shape, Y.shape, axis))
     return X.reshape(align_for_axis(Y.shape, X.shape, axis)), Y

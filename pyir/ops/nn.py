@@ -3,6 +3,8 @@ softmax_with_cross_entropy and fluid's cross_entropy2."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
@@ -12,8 +14,7 @@ from ._helpers import broadcast_shape, default_grad, grad_name, rand, rand_posit
 
 
 def _flatten2d(a, num_col_dims):
-    rows = int(np.prod(a.shape[:num_col_dims]))
-    return a.reshape(rows, -1)
+    return a.reshape(math.prod(a.shape[:num_col_dims]), -1)
 
 
 def _infer_mul(ctx):
@@ -39,6 +40,8 @@ _MUL_ATTRS = [Attr("x_num_col_dims", T.INT, 1), Attr("y_num_col_dims", T.INT, 1)
     ],
 )
 def mul(X, Y, x_num_col_dims, y_num_col_dims):
+    if X.ndim == 2 and Y.ndim == 2 and x_num_col_dims == 1 and y_num_col_dims == 1:
+        return {"Out": X @ Y}  # the fc case, without reshapes
     out = _flatten2d(X, x_num_col_dims) @ _flatten2d(Y, y_num_col_dims)
     return {"Out": out.reshape(X.shape[:x_num_col_dims] + Y.shape[y_num_col_dims:])}
 
@@ -133,8 +136,11 @@ def _shifted(X, axis):
 
 
 def softmax_np(X, axis=-1):
-    e = np.exp(_shifted(X, axis))
-    return (e / e.sum(axis=axis, keepdims=True)).astype(X.dtype, copy=False)
+    e = X - X.max(axis=axis, keepdims=True)
+    np.maximum(e, SOFTMAX_CLIP, out=e)  # in place: softmax sits on the inference hot path
+    np.exp(e, out=e)
+    e /= e.sum(axis=axis, keepdims=True)
+    return e.astype(X.dtype, copy=False)
 
 
 def log_softmax_np(X, axis=-1):
