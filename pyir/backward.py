@@ -271,7 +271,7 @@ def _relevant_ops(block: Block, targets: list, inputs: list, no_grad: set) -> li
         if not any(n in needed for n in op.output_arg_names):
             keep[i] = False
             continue
-        opdef = registry.get(op.type, op.where())
+        opdef = _opdef(op)
         if keep[i]:
             needed.update(n for n in op.input_arg_names if grad_var_name(n) not in no_grad)
         elif opdef.differentiable and opdef.grad is None:
@@ -281,8 +281,13 @@ def _relevant_ops(block: Block, targets: list, inputs: list, no_grad: set) -> li
     return [op for op, k in zip(ops, keep) if k]
 
 
+def _opdef(op: Operator):
+    opdef = registry.lookup(op.type)
+    return opdef if opdef is not None else registry.get(op.type, _where(op))
+
+
 def _has_rule(op: Operator) -> bool:
-    opdef = registry.get(op.type, op.where())
+    opdef = _opdef(op)
     return opdef.grad is not None and opdef.io is None
 
 
@@ -290,7 +295,7 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set) -> list:
     """Call each op's rule, last op first; keep ops that compute a wanted gradient."""
     entries = []
     for op in reversed(ops):
-        opdef = registry.get(op.type, op.where())
+        opdef = _opdef(op)
         try:
             made = opdef.grad(op, opdef)
         except Exception as e:
