@@ -109,9 +109,10 @@ def _op(op_type: str, inputs: dict, attrs: dict | None = None, outs=None, dtype=
     Returns the single output variable, or a dict slot -> variable(s).
     """
     helper = LayerHelper(op_type)
-    first = next(v for v in inputs.values() if v is not None)
-    first = first[0] if isinstance(first, list) else first
-    outs = outs or {"Out": dtype or first.dtype}
+    if outs is None and dtype is None:  # default: Out with the first input's dtype
+        first = next(v for v in inputs.values() if v is not None)
+        dtype = (first[0] if isinstance(first, list) else first).dtype
+    outs = outs or {"Out": dtype}
     made = {}
     for slot, spec in outs.items():
         if isinstance(spec, tuple):
@@ -376,7 +377,8 @@ def grids(c: Case):
     args = {k: c.data(f"lin2_{k}", np.array([v], dt)) for k, v, dt in
             (("Start", 10.0, "float32"), ("Stop", -3.0, "float32"), ("Num", 6, "int32"))}
     c.fetch("linspace descending", _op("linspace", args, {"dtype": 5}, dtype="float32"))
-    c.fetch("eye 3x4", _eye(3, 4))  # no inputs: _op infers dtypes from inputs
+    c.fetch("eye 3x4", _op("eye", {}, {"num_rows": 3, "num_columns": 4, "dtype": 5},
+                           dtype="float32"))
     v = c.uniform("v", [3])
     c.fetch("diag_v2 vector offset=-1 padding",
             _op("diag_v2", {"X": v}, {"offset": -1, "padding_value": 2.0}))
@@ -400,50 +402,6 @@ def set_value(c: Case):
     y = paddle.static.setitem(y, (slice(None, None, -2), slice(1, 3)), c.uniform("w", [2, 2, 2]))
     c.fetch("after four set_value ops", y)
     c.fetch("assign_value constant", paddle.assign(np.array([[1, -2], [3, 4]], np.int64)))
-
-
-def _eye(rows, cols):
-    helper = LayerHelper("eye")
-    out = helper.create_variable_for_type_inference("float32")
-    helper.append_op(type="eye", inputs={}, outputs={"Out": out},
-                     attrs={"num_rows": rows, "num_columns": cols, "dtype": 5})
-    return out
-
-
-@case
-def legacy_and_misc(c: Case):
-    """v1 lookup_table / expand / top_k, cumprod, logsumexp, kron, trace, gather_tree,
-    sequence_mask."""
-    w = c.uniform("w", [6, 3])
-    ids = c.data("ids", np.array([[[1], [5]], [[0], [1]]], np.int64))
-    c.fetch("lookup_table v1 padding_idx=1",
-            _op("lookup_table", {"W": w, "Ids": ids}, {"padding_idx": 1}, dtype="float32"))
-    x = c.uniform("x", [3, 4])
-    c.fetch("expand v1", _op("expand", {"X": x}, {"expand_times": [2, 1]}))
-    r = _op("top_k", {"X": x}, {"k": 3}, outs={"Out": "float32", "Indices": "int64"})
-    c.fetch("top_k v1 values", r["Out"])
-    c.fetch("top_k v1 indices", r["Indices"])
-    z = c.data("z", np.array([[2.0, 0.0, 3.0, -1.5], [1.0, 4.0, 0.5, 2.0]], np.float32))
-    for attrs in ({"dim": 1}, {"dim": -1, "exclusive": True}, {"dim": 1, "reverse": True},
-                  {"dim": 0, "exclusive": True, "reverse": True}):
-        c.fetch(f"cumprod {attrs}", _op("cumprod", {"X": z}, attrs))
-    big = c.data("big", np.array([[1000.0, 1000.0, -3.0], [0.5, -2.0, 1.0]], np.float32))
-    c.fetch("logsumexp axis=1", _op("logsumexp", {"X": big}, {"axis": [1]}))
-    c.fetch("logsumexp all keepdim", _op("logsumexp", {"X": x}, {"axis": [0, 1],
-                                                                 "keepdim": True}))
-    c.fetch("kron", _op("kron", {"X": c.uniform("k1", [2, 3]), "Y": c.uniform("k2", [3, 2])}))
-    c.fetch("trace offset=1", _op("trace", {"Input": c.uniform("tr", [2, 3, 4])},
-                                  {"offset": 1, "axis1": 1, "axis2": 2}))
-    beams = c.data("beams", c.rng.integers(0, 9, (4, 2, 3)).astype(np.int64))
-    parents = c.data("parents", c.rng.integers(0, 3, (4, 2, 3)).astype(np.int64))
-    c.fetch("gather_tree", _op("gather_tree", {"Ids": beams, "Parents": parents}))
-    lengths = c.data("lengths", np.array([3, 0, 5], np.int64))
-    c.fetch("sequence_mask maxlen=-1", _op("sequence_mask", {"X": lengths},
-                                           {"maxlen": -1, "out_dtype": 3},
-                                           outs={"Y": "int64"})["Y"])
-    c.fetch("sequence_mask maxlen=6 float", _op("sequence_mask", {"X": lengths},
-                                                {"maxlen": 6, "out_dtype": 5},
-                                                outs={"Y": "float32"})["Y"])
 
 
 # --- gradient cases: Paddle's append_backward programs and gradients -----------------------
