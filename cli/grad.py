@@ -58,6 +58,7 @@ def grad(model, loss, wrt, out, params, check, feeds, paths, max_elements, rtol,
     from pyir.callables import search_path
     from pyir.executor import Scope
     from pyir.io import load_model
+    from pyir.training import save_program
 
     if not os.path.isfile(model):
         raise PyirError("no such model file", Where(file=model))
@@ -73,7 +74,8 @@ def grad(model, loss, wrt, out, params, check, feeds, paths, max_elements, rtol,
         program = loaded.program.clone()
         loss_name, pairs = differentiate(program, loss, list(wrt))
     out = out or os.path.splitext(os.path.basename(model))[0] + "_grad.pb"
-    _write(out, program, loaded.feed_names, [loss_name] + [g for _, g in pairs], scope)
+    save_program(out, program, list(loaded.feed_names), [loss_name] + [g for _, g in pairs],
+                 scope)
     click.echo(f"wrote {out}: loss {loss_name}, gradients "
                f"{', '.join(g for _, g in pairs)}")
 
@@ -94,8 +96,3 @@ def _check(loaded, loss, wrt, feeds, scope, model, max_elements, rtol, atol) -> 
         sys.exit(1)
     click.echo(f"gradient check passed ({len(results)} gradients)")
 
-
-def _write(out, program, feed_names, fetch_names, scope) -> None:
-    from pyir.training import save_program
-
-    save_program(out, program, list(feed_names), fetch_names, scope)
