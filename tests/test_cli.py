@@ -55,7 +55,7 @@ def only_files(directory) -> set[str]:
 
 @pytest.fixture
 def two(tmp_path):
-    """A built two-input model: (path of .pb, tmp_path)."""
+    """TWO_INPUTS built to tmp_path/two.pb (+ two.pdiparams); returns the .pb path."""
     model = write(tmp_path / "two.py", TWO_INPUTS)
     result = cli("build", model, "-o", tmp_path / "two.pb")
     assert result.exit_code == 0, result.output
@@ -65,6 +65,12 @@ def two(tmp_path):
 def save_npy(path, array):
     np.save(path, array)
     return path
+
+
+def s_name(program):
+    """The output of the elementwise_mul op (the `s = ...` line)."""
+    (op,) = [op for op in program.global_block().ops if op.type == "elementwise_mul"]
+    return op.output("Out")[0]
 
 
 # --- help and registration -----------------------------------------------------------------
@@ -92,12 +98,6 @@ def test_build_writes_program_and_params_and_summary(two):
     # default outputs: the leaves no op reads, in the order the ops write them
     assert list(loaded.fetch_names) == ["fc_0.tmp_2", s_name(loaded.program)]
     assert not [p for p in directory.iterdir() if p.name.startswith(".")]
-
-
-def s_name(program):
-    """The output of the elementwise_mul op (the `s = ...` line)."""
-    (op,) = [op for op in program.global_block().ops if op.type == "elementwise_mul"]
-    return op.output("Out")[0]
 
 
 def test_build_summary_names_inputs_outputs_ops_and_parameters(tmp_path):
