@@ -95,4 +95,3 @@ def _check(loaded, loss, wrt, feeds, scope, model, max_elements, rtol, atol) -> 
                    f"(|analytic - numeric| > {atol} + {rtol} * |numeric|)", err=True)
         sys.exit(1)
     click.echo(f"gradient check passed ({len(results)} gradients)")
-

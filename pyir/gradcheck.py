@@ -292,6 +292,5 @@ def coverage_problems(ops: dict | None = None) -> list[str]:
     return problems
 
 
-
 __all__ = ["GradResult", "check_op_example", "check_program", "to_float64", "compare",
            "coverage_problems"]
