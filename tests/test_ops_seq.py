@@ -154,3 +154,15 @@ def test_legacy_compare_ignores_axis_where_elementwise_ops_honour_it():
     y = np.array([2.0, 4.0, 6.0], np.float32)
     (less,) = _run_one("less_than", {"X": x, "Y": y}, {"axis": 0})
     np.testing.assert_array_equal(less, x < y[None, :])
+
+
+def test_rnn_refuses_training_mode_dropout_between_layers():
+    x = np.zeros((2, 1, 3), np.float32)
+    h0 = np.zeros((2, 1, 2), np.float32)
+    weights = [np.zeros((2, 3), np.float32), np.zeros((2, 2), np.float32),
+               np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32)] + \
+        [np.zeros(2, np.float32)] * 4
+    with pytest.raises(pyir.PyirError, match="dropout between layers"):
+        _run_one("rnn", {"Input": x, "PreState": [h0], "WeightList": weights},
+                 {"mode": "RNN_TANH", "input_size": 3, "hidden_size": 2, "num_layers": 2,
+                  "dropout_prob": 0.5, "is_test": False})

@@ -10,7 +10,8 @@ Layout, as Paddle writes it:
   to the hidden projection after its bias.
 - SequenceLength [B]: steps at or past a row's length output zeros and leave its state alone,
   so State is the state at the last valid step; the backward direction starts there too.
-Dropout between layers only applies in training, which pyir does not run for this op.
+Dropout between layers only applies in training, which pyir does not run for this op: it
+refuses is_test=False with dropout_prob > 0 rather than silently skip the dropout.
 """
 
 from __future__ import annotations
@@ -74,7 +75,11 @@ def _layer_weights(WeightList, k, n):
         WeightList[2 * n + 2 * k + 1]
 
 
-def _check_layout(mode, PreState, WeightList, n):
+def _check_layout(mode, PreState, WeightList, n, dropout_prob, is_test, num_layers):
+    if not is_test and dropout_prob > 0 and num_layers > 1:
+        raise PyirError(f"rnn: dropout between layers (dropout_prob={dropout_prob}) in training "
+                        f"mode is not supported; pyir runs this op for inference: set "
+                        f"is_test=True (a saved inference model already has it)")
     if mode not in _CELLS:
         raise PyirError(f"rnn: unknown mode {mode!r}; expected one of {', '.join(_CELLS)}")
     states = 2 if mode == "LSTM" else 1
@@ -164,7 +169,7 @@ def rnn(Input, PreState, WeightList, SequenceLength, dropout_prob, is_bidirec, i
         hidden_size, num_layers, mode, seed, is_test):
     d = 2 if is_bidirec else 1
     n = num_layers * d
-    _check_layout(mode, PreState, WeightList, n)
+    _check_layout(mode, PreState, WeightList, n, dropout_prob, is_test, num_layers)
     steps = np.arange(Input.shape[0])[:, None]
     lengths = Input.shape[0] if SequenceLength is None else np.asarray(SequenceLength)[None, :]
     mask = np.broadcast_to(steps < lengths, Input.shape[:2])[..., None]
