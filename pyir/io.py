@@ -71,12 +71,14 @@ def persistable_names(program: Program) -> list[str]:
 
 # --- building the inference program -----------------------------------------------------------
 def inference_program(program: Program, feed_names: list[str],
-                      fetch_names: list[str]) -> Program:
+                      fetch_names: list[str], keep_backward: bool = False) -> Program:
     """A copy of `program` laid out as Paddle's `save_inference_model` writes it.
 
     Args:
         feed_names: the inputs, in `col` order.
         fetch_names: the outputs, in `col` order; the program is pruned to them.
+        keep_backward: keep the backward sub-blocks of pylayer ops (Paddle drops them, which
+            makes a saved custom layer impossible to differentiate later; `pyir build` keeps them).
 
     Example:
         >>> infer = inference_program(main, ["x"], ["softmax_0.tmp_0"])
@@ -87,7 +89,7 @@ def inference_program(program: Program, feed_names: list[str],
             raise PyirError(f"cannot save: {name!r} is not a variable of the program's "
                             f"global block", Where(file=program.source, var=name))
     copy = program.clone()
-    _prune(copy, set(feed_names), list(fetch_names))
+    _prune(copy, set(feed_names), list(fetch_names), keep_backward)
     for b in copy.blocks:
         for op in b.ops:
             _inference_attrs(op)
@@ -132,7 +134,7 @@ def _reads(program: Program, op, seen: set) -> set:
     return names
 
 
-def _prune(program: Program, feeds: set, fetches: list[str]) -> None:
+def _prune(program: Program, feeds: set, fetches: list[str], keep_backward: bool) -> None:
     """Keep the global-block ops the fetches need (existing feed/fetch ops go), the blocks those
     ops reach, and the global variables anything kept refers to."""
     block = program.global_block()
@@ -142,7 +144,8 @@ def _prune(program: Program, feeds: set, fetches: list[str]) -> None:
         if opdef is not None and opdef.io is not None:
             continue
         if any(n in needed and n not in feeds for n in op.output_arg_names):
-            _drop_backward_blocks(op, program)
+            if not keep_backward:
+                _drop_backward_blocks(op, program)
             kept.append(op)
             needed |= _reads(program, op, reached)
     kept.reverse()
@@ -286,9 +289,12 @@ def _encode_params(program: Program, scope, params_path: str) -> dict[str, bytes
 
 
 def save_model(path: str, program: Program, feed_names: list[str], fetch_names: list[str],
-               scope=None, params_path: str | None = None) -> Program:
+               scope=None, params_path: str | None = None, keep_backward: bool = True) -> Program:
     """Write `program` as an inference model at `path` (+ `<stem>.pdiparams` when it has
     parameters), both atomically. Returns the program as written.
+
+    Unlike Paddle's save_inference_model, pylayer backward blocks are kept by default, so the
+    file can still be differentiated (`pyir grad`); Paddle reads such files too.
 
     Example:
         >>> save_model("out/mlp.pb", main, ["x"], ["softmax_0.tmp_0"], scope)
@@ -296,7 +302,7 @@ def save_model(path: str, program: Program, feed_names: list[str], fetch_names: 
     from .executor import global_scope
 
     scope = global_scope() if scope is None else scope
-    infer = inference_program(program, list(feed_names), list(fetch_names))
+    infer = inference_program(program, list(feed_names), list(fetch_names), keep_backward)
     params_path = params_path or os.path.splitext(path)[0] + ".pdiparams"
     files = {path: infer.serialize_to_string(), **_encode_params(infer, scope, params_path)}
     _write_files(files)
@@ -342,7 +348,7 @@ def save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor,
     if not fetch:
         raise PyirError("save_inference_model: fetch_vars is empty; name at least one output")
     save_model(path_prefix + ".pdmodel", program, _names(feed_vars, "feed_vars"), fetch,
-               kwargs.get("scope"), path_prefix + ".pdiparams")
+               kwargs.get("scope"), path_prefix + ".pdiparams", keep_backward=False)
 
 
 # --- reading ----------------------------------------------------------------------------------

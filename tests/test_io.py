@@ -271,3 +271,36 @@ def test_written_files_get_the_usual_permissions(tmp_path):
     for name in ("m.pdmodel", "m.pdiparams"):
         assert (tmp_path / name).stat().st_mode & 0o777 == 0o644
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.pdiparams", "m.pdmodel"]
+
+
+def _exp_pylayer():
+    import pyir
+
+    x = static.data("X", [1, 3], "float32")
+    x.stop_gradient = False
+    y = static.nn.static_pylayer(pyir.exp, [x], lambda dy: 2 * pyir.exp(dy))
+    return x, y
+
+
+def test_save_model_keeps_pylayer_backward_blocks_so_the_file_can_be_differentiated(tmp_path):
+    x, y = _exp_pylayer()
+    infer = pio.save_model(str(tmp_path / "m.pb"), static.default_main_program(), ["X"],
+                           [y.name], Scope())
+    pylayer = next(op for op in infer.global_block().ops if op.type == "pylayer")
+    assert len(pylayer.attrs["blocks"]) == 2
+    loaded = pio.load_model(str(tmp_path / "m.pb"))
+    program = loaded.program
+    with static.program_guard(program, static.Program()):
+        gx, = static.gradients([program.global_block().var(y.name)],
+                               [program.global_block().var("X")])
+    value = np.array([[0.0, 1.0, 2.0]], np.float32)
+    got, = static.Executor().run(program, feed={"X": value}, fetch_list=[gx])
+    np.testing.assert_allclose(got, 2 * np.exp(1.0) * np.ones((1, 3)), rtol=1e-6)
+
+
+def test_save_inference_model_drops_pylayer_backward_blocks_as_paddle_does(tmp_path):
+    x, y = _exp_pylayer()
+    static.save_inference_model(str(tmp_path / "m"), [x], [y], static.Executor())
+    program = load_program(str(tmp_path / "m.pdmodel"))
+    pylayer = next(op for op in program.global_block().ops if op.type == "pylayer")
+    assert len(pylayer.attrs["blocks"]) == 1 and len(program.blocks) == 2
