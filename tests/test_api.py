@@ -397,3 +397,34 @@ def test_numpy_scalars_and_methods_on_variables():
     np.testing.assert_allclose(va, 2 * X, rtol=1e-6)
     np.testing.assert_allclose(vb, X.mean(1), rtol=1e-6)
     np.testing.assert_allclose(vd, np.tanh(X.reshape(2, 12)), rtol=1e-6)
+
+
+def _logp(lg):
+    z = lg - lg.max(1, keepdims=True)
+    return z - np.log(np.exp(z).sum(1, keepdims=True))
+
+
+@pytest.mark.parametrize("kwargs, reference", [
+    ({"reduction": "none"}, lambda loss, w, keep: loss * w),
+    ({}, lambda loss, w, keep: (loss * w).sum() / w.sum()),
+    ({"ignore_index": 4}, lambda loss, w, keep: (loss * w * keep).sum() / (w * keep).sum()),
+], ids=["none", "mean", "mean-ignore"])
+def test_cross_entropy_class_weights(kwargs, reference):
+    logits, label, feed, per_row = _ce_setup([None])
+    weight = pyir.static.data("weight", [5], "float32")
+    loss = pyir.nn.CrossEntropyLoss(weight=weight, **kwargs)(logits, label)
+    assert "gather_nd" in _ops()
+    wv = np.array([0.5, 2.0, 1.0, 1.5, 3.0], np.float32)
+    (value,) = _run(loss, feed={**feed, "weight": wv})
+    keep = feed["label"] != kwargs.get("ignore_index", -100)
+    np.testing.assert_allclose(value, reference(per_row, wv[feed["label"]], keep), rtol=1e-5)
+
+
+def test_cross_entropy_label_smoothing():
+    logits, label, feed, _ = _ce_setup([None])
+    loss = pyir.nn.functional.cross_entropy(logits, label, label_smoothing=0.2)
+    assert _ops() == ["unsqueeze2", "squeeze2", "one_hot_v2", "label_smooth",
+                      "softmax_with_cross_entropy", "reduce_mean"]
+    (value,) = _run(loss, feed=feed)
+    smooth = 0.8 * np.eye(5, dtype=np.float32)[feed["label"]] + 0.2 / 5
+    np.testing.assert_allclose(value, -(smooth * _logp(feed["logits"])).sum(1).mean(), rtol=1e-5)

@@ -274,7 +274,7 @@ def softmax_with_cross_entropy(Logits, Label, soft_label, use_softmax, numeric_s
         loss = -(Label * logp).sum(axis=axis, keepdims=True)
     else:
         onehot, keep = _hard_label_mask(Label, Logits.shape, axis, ignore_index)
-        loss = -np.where(onehot, logp, 0).sum(axis=axis, keepdims=True) * keep
+        loss = np.where(keep, -np.where(onehot, logp, 0).sum(axis=axis, keepdims=True), 0)
     return {"Softmax": probs, "Loss": loss.astype(Logits.dtype, copy=False)}
 
 
