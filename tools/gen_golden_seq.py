@@ -404,6 +404,28 @@ def set_value(c: Case):
     c.fetch("assign_value constant", paddle.assign(np.array([[1, -2], [3, 4]], np.int64)))
 
 
+@case
+def put_and_repeat(c: Case):
+    """put_along_axis (assign, add, mul, Include_self=False), index_add, repeat_interleave."""
+    x = c.uniform("x", [3, 4])
+    index = c.data("index", np.array([[3, 0], [1, 1], [2, 0]], np.int64))
+    value = c.uniform("value", [3, 2])
+    for attrs in ({"Axis": 1}, {"Axis": 1, "Reduce": "add"}, {"Axis": 1, "Reduce": "mul"},
+                  {"Axis": 1, "Reduce": "add", "Include_self": False}):
+        c.fetch(f"put_along_axis {attrs}",
+                _op("put_along_axis", {"Input": x, "Index": index, "Value": value}, attrs,
+                    outs={"Result": "float32"})["Result"])
+    rows = c.data("rows", np.array([2, 0, 2], np.int64))
+    c.fetch("index_add axis=0 repeated", _op("index_add", {"X": x, "Index": rows,
+                                                           "AddValue": c.uniform("add", [3, 4])},
+                                             {"axis": 0}))
+    c.fetch("repeat_interleave Repeats=2 dim=1",
+            _op("repeat_interleave", {"X": x}, {"Repeats": 2, "dim": 1}))
+    counts = c.data("counts", np.array([1, 0, 3], np.int64))
+    c.fetch("repeat_interleave RepeatsTensor",
+            _op("repeat_interleave", {"X": x, "RepeatsTensor": counts}, {"dim": 0}))
+
+
 # --- gradient cases: Paddle's append_backward programs and gradients -----------------------
 GRAD_CASES = set()
 
@@ -484,6 +506,16 @@ def grads_linalg_indexing(c: Case):
     c.term(_op("logsumexp", {"X": gi("logsumexp X", [3, 4])}, {"axis": [1]}))
     c.term(_op("kron", {"X": gi("kron X", [2, 2]), "Y": gi("kron Y", [2, 3])}), shape=[4, 6])
     c.term(_op("trace", {"Input": gi("trace Input", [3, 4])}, {"offset": -1}))
+    put_index = c.data("put_index", np.array([[1, 3], [0, 2]], np.int64))
+    for reduce in ("assign", "add"):
+        c.term(_op("put_along_axis", {"Input": gi(f"put_along_axis {reduce} Input", [2, 4]),
+                                      "Index": put_index,
+                                      "Value": gi(f"put_along_axis {reduce} Value", [2, 2])},
+                   {"Axis": 1, "Reduce": reduce}, outs={"Result": "float32"})["Result"])
+    c.term(_op("index_add", {"X": gi("index_add X", [3, 2]), "Index": rows,
+                             "AddValue": gi("index_add AddValue", [2, 2])}, {"axis": 0}))
+    c.term(_op("repeat_interleave", {"X": gi("repeat_interleave X", [2, 3])},
+               {"Repeats": 2, "dim": 1}), shape=[2, 6])
     mask = c.data("mask", np.array([[True, False, True], [False, True, True]]))
     c.term(_op("masked_select", {"X": gi("masked_select X", [2, 3]), "Mask": mask},
                outs={"Y": "float32"})["Y"], shape=[4])

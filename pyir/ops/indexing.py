@@ -1491,3 +1491,130 @@ def sequence_mask(X, MaxLenTensor, maxlen, out_dtype):
     if maxlen < 0:
         maxlen = int(X.max()) if X.size else 0
     return {"Y": (np.arange(maxlen) < X[..., None]).astype(dtypes.to_numpy(out_dtype))}
+
+
+# --- put_along_axis, index_add, repeat_interleave ---------------------------------------------
+_PUT_ATTRS = [Attr("Axis", T.INT, 0), Attr("Reduce", T.STRING, "assign"),
+              Attr("Include_self", T.BOOLEAN, True)]
+_PUT_REDUCE = {"assign": (None, None), "add": (np.add, 0), "mul": (np.multiply, 1),
+               "multiply": (np.multiply, 1)}
+
+
+def _put_expect(Input, Index, Value, Axis, Reduce="assign", Include_self=True):
+    out = Input.copy()
+    for pos in np.ndindex(Index.shape):
+        target = list(pos)
+        target[Axis] = Index[pos]
+        target = tuple(target)
+        out[target] = Value[pos] if Reduce == "assign" else out[target] + Value[pos]
+    return {"Result": out}
+
+
+@register_op(
+    "put_along_axis", inputs=["Input", Slot("Index", no_grad=True), "Value"],
+    outputs=["Result"], attrs=_PUT_ATTRS, infer=lambda ctx: {"Result": ctx.input("Input")},
+    grad=default_grad("put_along_axis_grad", uses=["Input", "Index", "Value", "Result"]),
+    doc="Result = Input with Value written (Reduce=assign) or combined (add, mul) at Index "
+        "along Axis",
+    examples=[Example({"Input": rand(2, 4), "Index": np.array([[3, 0], [1, 2]], np.int64),
+                       "Value": rand(2, 2)}, {"Axis": 1}, _put_expect),
+              Example({"Input": rand(3, 2), "Index": np.array([[2, 0], [0, 0]], np.int64),
+                       "Value": rand(2, 2)}, {"Axis": 0, "Reduce": "add"}, _put_expect)],
+)
+def put_along_axis(Input, Index, Value, Axis, Reduce, Include_self):
+    if Reduce not in _PUT_REDUCE:
+        raise PyirError(f"put_along_axis: Reduce={Reduce!r} is not supported; pyir has "
+                        f"{', '.join(_PUT_REDUCE)}")
+    where = _along_axis(Index, Axis)
+    value = np.broadcast_to(Value, Index.shape)
+    out = Input.copy()
+    combine, identity = _PUT_REDUCE[Reduce]
+    if combine is None:
+        out[where] = value
+        return {"Result": out}
+    if not Include_self:
+        out[where] = identity
+    combine.at(out, where, value)
+    return {"Result": out}
+
+
+@register_op("put_along_axis_grad", inputs=["Input", "Index", "Value", "Result", "Result@GRAD"],
+             outputs=["Input@GRAD", "Value@GRAD"], attrs=_PUT_ATTRS, grad_of="put_along_axis",
+             doc="assign: dInput = dResult zeroed at Index; add: dInput = dResult; "
+                 "dValue = dResult at Index")
+def put_along_axis_grad(Input, Index, Value, Result, Result_grad, Axis, Reduce, Include_self):
+    if Reduce not in ("assign", "add") or not Include_self:
+        raise PyirError(f"put_along_axis_grad: pyir differentiates Reduce='assign' or 'add' "
+                        f"with Include_self=True, not Reduce={Reduce!r}, "
+                        f"Include_self={Include_self}")
+    where = _along_axis(Index, Axis)
+    dx = Result_grad.copy()
+    if Reduce == "assign":
+        dx[where] = 0
+    return {"Input@GRAD": dx, "Value@GRAD": unbroadcast(Result_grad[where], Value.shape)}
+
+
+@register_op(
+    "index_add", inputs=["X", Slot("Index", no_grad=True), "AddValue"], outputs=["Out"],
+    attrs=[Attr("axis", T.INT, 0)], infer=same_as("X"),
+    grad=default_grad("index_add_grad", uses=["Index", "AddValue"]),
+    doc="Out = X; Out[..., Index[i], ...] += AddValue[..., i, ...] along axis",
+    examples=[Example({"X": rand(2, 4), "Index": np.array([3, 0, 3], np.int64),
+                       "AddValue": rand(2, 3)}, {"axis": 1},
+                      lambda X, Index, AddValue, axis: {"Out": X + np.stack(
+                          [AddValue[:, 1], np.zeros(2, np.float32), np.zeros(2, np.float32),
+                           AddValue[:, 0] + AddValue[:, 2]], 1)})],
+)
+def index_add(X, Index, AddValue, axis):
+    out = X.copy()
+    np.add.at(np.moveaxis(out, axis, 0), Index, np.moveaxis(AddValue, axis, 0))
+    return {"Out": out}
+
+
+@register_op("index_add_grad", inputs=["Index", "AddValue", "Out@GRAD"],
+             outputs=["X@GRAD", "AddValue@GRAD"], attrs=[Attr("axis", T.INT, 0)],
+             grad_of="index_add", doc="dX = dOut; dAddValue = dOut taken at Index along axis")
+def index_add_grad(Index, AddValue, Out_grad, axis):
+    return {"X@GRAD": Out_grad, "AddValue@GRAD": np.take(Out_grad, Index, axis=axis)}
+
+
+_REPEAT_ATTRS = [Attr("Repeats", T.INT, 0), Attr("dim", T.INT, 0),
+                 Attr("output_size", T.LONG, -1)]
+
+
+def _repeats(RepeatsTensor, Repeats):
+    return np.asarray(RepeatsTensor).reshape(-1) if RepeatsTensor is not None else Repeats
+
+
+def _infer_repeat(ctx):
+    x = ctx.input("X")
+    dim = ctx.attr("dim") % len(x.shape)
+    n = -1 if ctx.inputs.get("RepeatsTensor") or x.shape[dim] == -1 else \
+        x.shape[dim] * ctx.attr("Repeats")
+    return {"Out": VarSpec(tuple(n if i == dim else d for i, d in enumerate(x.shape)), x.dtype)}
+
+
+@register_op(
+    "repeat_interleave", inputs=["X", Slot("RepeatsTensor", dispensable=True, no_grad=True)],
+    outputs=["Out"], attrs=_REPEAT_ATTRS, infer=_infer_repeat,
+    grad=default_grad("repeat_interleave_grad", uses=["X", "RepeatsTensor"]),
+    doc="Out = each slice of X along dim repeated Repeats times (or RepeatsTensor[i] times)",
+    examples=[Example({"X": rand(2, 3)}, {"Repeats": 2, "dim": 1},
+                      lambda X, **a: {"Out": X[:, [0, 0, 1, 1, 2, 2]]}),
+              Example({"X": rand(3, 2), "RepeatsTensor": np.array([1, 0, 2], np.int64)},
+                      {"dim": 0}, lambda X, **a: {"Out": X[[0, 2, 2]]})],
+)
+def repeat_interleave(X, RepeatsTensor, Repeats, dim, output_size):
+    return {"Out": np.repeat(X, _repeats(RepeatsTensor, Repeats), axis=dim)}
+
+
+@register_op("repeat_interleave_grad", inputs=["X", Slot("RepeatsTensor", dispensable=True),
+                                               "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_REPEAT_ATTRS, infer=same_as("X", out="X@GRAD"),
+             grad_of="repeat_interleave", doc="dX[i] = sum of dOut over slice i's copies")
+def repeat_interleave_grad(X, RepeatsTensor, Out_grad, Repeats, dim, output_size):
+    counts = np.broadcast_to(_repeats(RepeatsTensor, Repeats), (X.shape[dim],))
+    owner = np.repeat(np.arange(X.shape[dim]), counts)
+    dx = np.zeros_like(X)
+    np.add.at(np.moveaxis(dx, dim, 0), owner, np.moveaxis(Out_grad, dim, 0))
+    return {"X@GRAD": dx}
