@@ -110,6 +110,9 @@ def loaded_model(model: str):
     """
     if not os.path.isfile(model):
         raise BuildError("no such model file", Where(file=model))
+    if not model.endswith(".py"):
+        raise BuildError("expected a Python file (.py) that builds a program; `pyir run` and "
+                         "`pyir inspect` take built .pb / .pdmodel files", Where(file=model))
     framework.reset_default_programs()
     framework.static_mode[0] = True
     name = os.path.splitext(os.path.basename(model))[0]

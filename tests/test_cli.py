@@ -234,12 +234,14 @@ def test_build_errors_in_the_model_file_are_one_line_and_write_nothing(tmp_path,
     assert only_files(tmp_path) == {"bad.py"}
 
 
-def test_build_missing_file_and_unknown_fetch(tmp_path):
+def test_build_missing_file_and_unknown_fetch(tmp_path, two):
     assert_one_line_error(cli("build", tmp_path / "nope.py"), "nope.py", "no such model file")
+    assert_one_line_error(cli("build", two), "two.pb", "expected a Python file")
     model = write(tmp_path / "two.py", TWO_INPUTS)
-    result = cli("build", model, "-o", tmp_path / "two.pb", "--fetch", "zz")
+    files = only_files(tmp_path)
+    result = cli("build", model, "-o", tmp_path / "other.pb", "--fetch", "zz")
     assert_one_line_error(result, "--fetch 'zz'")
-    assert only_files(tmp_path) == {"two.py"}
+    assert only_files(tmp_path) == files
 
 
 def test_build_failure_while_saving_leaves_nothing_behind(tmp_path, monkeypatch):
