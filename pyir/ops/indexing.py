@@ -15,7 +15,7 @@ from ..errors import PyirError
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import broadcast_shape, default_grad, grad_name, rand, same_as, unbroadcast
-from .reduce import _REDUCE_ATTRS, _infer_reduce, reduced_axes
+from .reduce import reduced_axes
 
 _I64 = np.dtype(np.int64)
 
@@ -815,6 +815,26 @@ def label_smooth_grad(Out_grad, epsilon):
     return {"X@GRAD": (Out_grad * (1 - epsilon)).astype(Out_grad.dtype, copy=False)}
 
 
+# The attributes every reduce_* op carries (reduce.py's ops have the same list).
+_PROD_ATTRS = [Attr("dim", T.INTS, [0]), Attr("keep_dim", T.BOOLEAN, False),
+               Attr("reduce_all", T.BOOLEAN, False), Attr("in_dtype", T.INT, -1),
+               Attr("out_dtype", T.INT, -1)]
+
+
+def _reduced_shape(shape: tuple, axes: tuple, keep: bool) -> tuple:
+    if keep:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _infer_prod(ctx):
+    x = ctx.input("X")
+    axes = reduced_axes(len(x.shape), ctx.attr("dim"), ctx.attr("reduce_all"))
+    code = ctx.attr("out_dtype")
+    return {"Out": VarSpec(_reduced_shape(x.shape, axes, ctx.attr("keep_dim")),
+                           x.dtype if code == -1 else dtypes.to_numpy(code))}
+
+
 def _prod_expect(X, dim=(0,), keep_dim=False, reduce_all=False, **_):
     axes = reduced_axes(X.ndim, dim, reduce_all)
     out = X
@@ -828,7 +848,7 @@ def _prod_expect(X, dim=(0,), keep_dim=False, reduce_all=False, **_):
 
 
 @register_op(
-    "reduce_prod", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS, infer=_infer_reduce,
+    "reduce_prod", inputs=["X"], outputs=["Out"], attrs=_PROD_ATTRS, infer=_infer_prod,
     grad=default_grad("reduce_prod_grad", uses=["X", "Out"]),
     doc="Out = product of X over dim",
     examples=[Example({"X": rand(3, 4)}, {"dim": [1]}, _prod_expect),
@@ -847,7 +867,7 @@ def reduce_prod(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
 
 
 @register_op("reduce_prod_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
-             attrs=_REDUCE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="reduce_prod",
+             attrs=_PROD_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="reduce_prod",
              doc="dX = dOut * product of the other reduced elements (exact with zeros)")
 def reduce_prod_grad(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_dtype):
     axes = reduced_axes(X.ndim, dim, reduce_all)
@@ -1415,10 +1435,7 @@ _LSE_ATTRS = [Attr("axis", T.INTS, []), Attr("keepdim", T.BOOLEAN, False),
 def _infer_logsumexp(ctx):
     x = ctx.input("X")
     axes = reduced_axes(len(x.shape), ctx.attr("axis"), ctx.attr("reduce_all"))
-    keep = ctx.attr("keepdim")
-    shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keep else \
-        tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return {"Out": VarSpec(shape, x.dtype)}
+    return {"Out": VarSpec(_reduced_shape(x.shape, axes, ctx.attr("keepdim")), x.dtype)}
 
 
 @register_op(
