@@ -106,7 +106,7 @@ def _bn_expect(X, Scale, Bias, Mean, Variance, epsilon=EPS, is_test=False, **_):
             Slot("Mean", no_grad=True), Slot("Variance", no_grad=True),
             Slot("MomentumTensor", dispensable=True, no_grad=True)],
     outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
-             Slot("ReserveSpace", dispensable=True)],
+             Slot("ReserveSpace", dispensable=True, extra=True)],
     attrs=_BN_ATTRS, infer=_infer_bn,
     grad=grad_maker("batch_norm_grad", uses=["X", "Scale", "Bias", "Mean", "Variance",
                                              "SavedMean", "SavedVariance", "MeanOut",
@@ -406,7 +406,7 @@ def _dropout_expect(X, dropout_prob, dropout_implementation="downgrade_in_infer"
 
 @register_op(
     "dropout", inputs=["X", Slot("Seed", dispensable=True, no_grad=True)],
-    outputs=["Out", "Mask"], attrs=_DROPOUT_ATTRS, infer=_infer_dropout,
+    outputs=["Out", Slot("Mask", extra=True)], attrs=_DROPOUT_ATTRS, infer=_infer_dropout,
     grad=grad_maker("dropout_grad", uses=["Mask"], out_grads=["Out"], in_grads=["X"]),
     doc="training: Out = X * Mask (/ (1 - p) for upscale_in_train), Mask ~ Bernoulli(1 - p); "
         "is_test: Out = X * (1 - p) (downgrade_in_infer) or X (upscale_in_train)",

@@ -38,7 +38,8 @@ _FLATTEN_ATTRS = [Attr("start_axis", T.INT, REQUIRED), Attr("stop_axis", T.INT, 
 
 
 @register_op(
-    "flatten_contiguous_range", inputs=["X"], outputs=["Out", "XShape"], attrs=_FLATTEN_ATTRS,
+    "flatten_contiguous_range", inputs=["X"], outputs=["Out", Slot("XShape", extra=True)],
+    attrs=_FLATTEN_ATTRS,
     infer=_infer_xshape_op(flatten_shape, "start_axis", "stop_axis"),
     grad=_xshape_grad("flatten_contiguous_range_grad"),
     doc="Out = X with dims start_axis..stop_axis merged into one",
