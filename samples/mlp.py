@@ -17,10 +17,12 @@ probs = paddle.static.nn.fc(hidden, size=4, activation="softmax")
 
 if __name__ == "__main__":
     # `python samples/mlp.py` runs it in process; `pyir build` skips this block.
+    import os
+
     import numpy as np
 
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(paddle.static.default_startup_program())
-    batch = np.load(__file__.replace("mlp.py", "mlp_input.npy"))
+    batch = np.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "mlp_input.npy"))
     (out,) = exe.run(feed={"x": batch}, fetch_list=[probs])
     print(out)
