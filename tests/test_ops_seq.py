@@ -166,3 +166,32 @@ def test_rnn_refuses_training_mode_dropout_between_layers():
         _run_one("rnn", {"Input": x, "PreState": [h0], "WeightList": weights},
                  {"mode": "RNN_TANH", "input_size": 3, "hidden_size": 2, "num_layers": 2,
                   "dropout_prob": 0.5, "is_test": False})
+
+
+PROTOS = json.loads((GOLDEN / "op_protos.json").read_text())
+
+
+@pytest.mark.parametrize("op_type", sorted(PROTOS))
+def test_registry_declares_paddles_slots_attribute_types_and_defaults(op_type):
+    """Paddle's OpProto (op_protos.json) against the registry: same slot names with the same
+    duplicable/dispensable flags, every Paddle attribute declared with its type and default."""
+    from pyir import registry
+
+    paddle, opdef = PROTOS[op_type], registry.OPS[op_type]
+    for kind, slots in (("input", opdef.inputs), ("output", opdef.outputs)):
+        mine = {s.name: [s.duplicable, s.dispensable] for s in slots}
+        theirs = {name: [dup, disp] for name, dup, disp in paddle[kind + "s"]}
+        assert mine == theirs, f"{op_type} {kind}s"
+    for name, (attr_type, default) in paddle["attrs"].items():
+        spec = opdef.attr_spec(name)
+        if spec is None:
+            assert name in registry.COMMON_ATTRS, f"{op_type}: attribute {name} not declared"
+            continue
+        assert spec.type == attr_type, f"{op_type}.{name}: type {spec.type}, Paddle {attr_type}"
+        if default is None or (isinstance(default, str) and default.startswith("Scalar")):
+            continue  # Paddle has no default (a required attribute) or a Scalar object
+        if isinstance(default, float):
+            assert spec.default == pytest.approx(default, rel=1e-6), f"{op_type}.{name}"
+        else:
+            assert spec.default == default, f"{op_type}.{name}: default {spec.default!r}, " \
+                                            f"Paddle {default!r}"

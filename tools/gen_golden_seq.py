@@ -703,11 +703,58 @@ def _save_grad_case(name: str, c: Case, main) -> None:
     print(f"{name}: {len(grads)} gradients")
 
 
+# The ops whose Paddle definitions (slots, attribute types and defaults) op_protos.json records.
+PROTO_OPS = """
+acos acosh arg_max arg_min argsort asin asinh assign_value atan atanh bitwise_and bitwise_not
+bitwise_or bitwise_xor bmm ceil cos cosh cumprod cumsum diag_v2 dot equal erf expand
+expand_as_v2 expand_v2 expm1 eye flip floor gather_nd gather_tree greater_equal greater_than
+increment index_add index_sample index_select isfinite_v2 isinf_v2 isnan_v2 kron label_smooth
+less_equal less_than linspace log10 log1p log2 logical_and logical_not logical_or logical_xor
+logsumexp lookup_table lookup_table_v2 masked_select matmul meshgrid not_equal one_hot_v2 p_norm
+put_along_axis range reciprocal reduce_prod repeat_interleave rnn roll round rsqrt scatter
+scatter_nd_add sequence_mask set_value shape sign sin sinh strided_slice take_along_axis tan
+tile top_k top_k_v2 trace tril_triu trunc unstack where where_index
+""".split()
+_PER_OP_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_device", "op_callstack",
+                 "with_quant_attr"}
+
+
+def save_op_protos() -> None:
+    """op_protos.json: Paddle's registered slots, attribute types and defaults per op."""
+    from paddle.base import core
+    from paddle.base.proto import framework_pb2
+
+    protos = {}
+    for blob in core.get_all_op_protos():
+        proto = framework_pb2.OpProto.FromString(blob)
+        if proto.type not in PROTO_OPS:
+            continue
+        defaults = core.get_op_attrs_default_value(proto.type.encode())
+        protos[proto.type] = {
+            "inputs": [[v.name, v.duplicable, v.dispensable] for v in proto.inputs],
+            "outputs": [[v.name, v.duplicable, v.dispensable] for v in proto.outputs],
+            "attrs": {a.name: [a.type, _jsonable(defaults.get(a.name))]
+                      for a in proto.attrs if a.name not in _PER_OP_ATTRS}}
+    lines = [f"{json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in sorted(protos.items())]
+    (OUT / "op_protos.json").write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    print(f"op_protos.json: {len(protos)} ops")
+
+
+def _jsonable(value):
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    return repr(value)  # Scalars and other Paddle objects: recorded, not compared
+
+
 def main(argv: list[str]) -> None:
     paddle.enable_static()
     _restore_legacy_apis()
     for name in argv or list(CASES):
         build(name)
+    if not argv:
+        save_op_protos()
 
 
 if __name__ == "__main__":
