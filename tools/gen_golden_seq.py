@@ -704,7 +704,21 @@ def _save_grad_case(name: str, c: Case, main) -> None:
 
 
 # The ops whose Paddle definitions (slots, attribute types and defaults) op_protos.json records.
-PROTO_OPS = ["acos", "acosh", "arg_max", "arg_min", "argsort", "asin", "asinh", "assign_value", "atan", "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "ceil", "cos", "cosh", "cumprod", "cumsum", "diag_v2", "dot", "equal", "erf", "expand", "expand_as_v2", "expand_v2", "expm1", "eye", "flip", "floor", "gather_nd", "gather_tree", "greater_equal", "greater_than", "increment", "index_add", "index_sample", "index_select", "isfinite_v2", "isinf_v2", "isnan_v2", "kron", "label_smooth", "less_equal", "less_than", "linspace", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "lookup_table", "lookup_table_v2", "masked_select", "matmul", "meshgrid", "not_equal", "one_hot_v2", "p_norm", "put_along_axis", "range", "reciprocal", "reduce_prod", "repeat_interleave", "rnn", "roll", "round", "rsqrt", "scatter", "scatter_nd_add", "sequence_mask", "set_value", "shape", "sign", "sin", "sinh", "strided_slice", "take_along_axis", "tan", "tile", "top_k", "top_k_v2", "trace", "tril_triu", "trunc", "unstack", "where", "where_index"]
+PROTO_OPS = [
+    "acos", "acosh", "arg_max", "arg_min", "argsort", "asin", "asinh", "assign_value", "atan",
+    "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "ceil", "cos",
+    "cosh", "cumprod", "cumsum", "diag_v2", "dot", "equal", "erf", "expand", "expand_as_v2",
+    "expand_v2", "expm1", "eye", "flip", "floor", "gather_nd", "gather_tree", "greater_equal",
+    "greater_than", "increment", "index_add", "index_sample", "index_select", "isfinite_v2",
+    "isinf_v2", "isnan_v2", "kron", "label_smooth", "less_equal", "less_than", "linspace",
+    "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "logsumexp", "lookup_table", "lookup_table_v2", "masked_select", "matmul", "meshgrid",
+    "not_equal", "one_hot_v2", "p_norm", "put_along_axis", "range", "reciprocal",
+    "reduce_prod", "repeat_interleave", "rnn", "roll", "round", "rsqrt", "scatter",
+    "scatter_nd_add", "sequence_mask", "set_value", "shape", "sign", "sin", "sinh",
+    "strided_slice", "take_along_axis", "tan", "tile", "top_k", "top_k_v2", "trace",
+    "tril_triu", "trunc", "unstack", "where", "where_index",
+]
 _PER_OP_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_device", "op_callstack",
                  "with_quant_attr"}
 
