@@ -4,7 +4,7 @@
       +-- inference_program      clone, prune to the fetches, keep reachable sub-blocks,
       |                          is_test=True, clip extra attrs, sort vars/slots/attrs,
       |                          feed ops (descending col) + fetch ops, holders last
-      +-- _write_files           both files through temp files; nothing is left on failure
+      +-- write_files           both files through temp files; nothing is left on failure
 
     load_model(path) / load_inference_model(prefix, exe)        program + targets + params
 
@@ -94,7 +94,7 @@ def inference_program(program: Program, feed_names: list[str],
         for op in b.ops:
             _inference_attrs(op)
         _inference_vars(b, set(feed_names) if b.idx == 0 else set())
-    _add_feed_fetch(copy, list(feed_names), list(fetch_names))
+    add_feed_fetch(copy, list(feed_names), list(fetch_names))
     copy.version = PADDLE_VERSION
     copy.op_version_map = list(PADDLE_OP_VERSIONS)
     copy.source = None
@@ -229,7 +229,7 @@ def _inference_vars(block, feeds: set) -> None:
     block.vars = dict(sorted(block.vars.items()))
 
 
-def _add_feed_fetch(program: Program, feeds: list[str], fetches: list[str]) -> None:
+def add_feed_fetch(program: Program, feeds: list[str], fetches: list[str]) -> None:
     """Feed ops prepended one by one (so descending `col`), fetch ops appended, holders last."""
     block = program.global_block()
     feed_holder = block.create_var("feed", type=FEED_MINIBATCH, persistable=True)
@@ -260,7 +260,7 @@ def _params_from_scope(program: Program, scope) -> dict:
     return values
 
 
-def _write_files(files: dict[str, bytes]) -> None:
+def write_files(files: dict[str, bytes]) -> None:
     """Write every file through a temp file and rename them together; on failure none exist."""
     temps = {}
     try:
@@ -305,7 +305,7 @@ def save_model(path: str, program: Program, feed_names: list[str], fetch_names: 
     infer = inference_program(program, list(feed_names), list(fetch_names), keep_backward)
     params_path = params_path or os.path.splitext(path)[0] + ".pdiparams"
     files = {path: infer.serialize_to_string(), **_encode_params(infer, scope, params_path)}
-    _write_files(files)
+    write_files(files)
     return infer
 
 

@@ -114,7 +114,7 @@ def save_program(path: str, program: Program, feed_names: list[str], fetch_names
     block.ops = [op for op in block.ops if registry.get(op.type).io is None]
     for name in [n for n, v in block.vars.items() if v.type in (FEED_MINIBATCH, FETCH_LIST)]:
         block.remove_var(name)
-    io._add_feed_fetch(copy, list(feed_names), list(fetch_names))
+    io.add_feed_fetch(copy, list(feed_names), list(fetch_names))
     params = {}
     for name in io.persistable_names(copy):
         if name not in scope:
@@ -125,7 +125,7 @@ def save_program(path: str, program: Program, feed_names: list[str], fetch_names
     files = {path: copy.serialize_to_string()}
     if params:
         files[params_path or os.path.splitext(path)[0] + ".pdiparams"] = encode_params(params)
-    io._write_files(files)
+    io.write_files(files)
     return copy
 
 

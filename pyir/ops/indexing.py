@@ -14,6 +14,8 @@ Gradients of gathers scatter-add dOut back (`np.add.at`), so repeated indices ac
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -566,7 +568,7 @@ def _cumsum(x, axis, flatten, exclusive, reverse):
 def _infer_cumsum(ctx):
     x = ctx.input("X")
     if ctx.attr("flatten"):
-        n = -1 if -1 in x.shape else int(np.prod(x.shape))
+        n = -1 if -1 in x.shape else math.prod(x.shape)
         return {"Out": VarSpec((n,), x.dtype)}
     return {"Out": VarSpec(x.shape, x.dtype)}
 

@@ -7,6 +7,8 @@ X's shape to the gradient op (Paddle's trick to avoid keeping X alive for the ba
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
@@ -70,8 +72,8 @@ def reshape_target(x_shape: tuple, shape) -> tuple:
     out = [x_shape[i] if d == 0 else int(d) for i, d in enumerate(shape)]
     if [int(d) for d in shape].count(-1) > 1:
         raise ValueError(f"shape {list(shape)} has more than one -1")
-    known_in = int(np.prod([d for d in x_shape if d >= 0]))
-    known_out = int(np.prod([d for d in out if d >= 0]))
+    known_in = math.prod(d for d in x_shape if d >= 0)
+    known_out = math.prod(d for d in out if d >= 0)
     if all(d >= 0 for d in x_shape):
         if -1 in out:
             out[out.index(-1)] = known_in // known_out if known_out else 0

@@ -8,6 +8,8 @@ All normalizations share one kernel shape: move the normalized axes last, comput
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
@@ -187,7 +189,7 @@ def _infer_ln(ctx):
 
 
 def _ln_expect(X, Scale=None, Bias=None, epsilon=EPS, begin_norm_axis=1):
-    flat = X.reshape(int(np.prod(X.shape[:begin_norm_axis])), -1).astype(np.float64)
+    flat = X.reshape(math.prod(X.shape[:begin_norm_axis]), -1).astype(np.float64)
     y = (flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + epsilon)
     y = y * (1 if Scale is None else Scale) + (0 if Bias is None else Bias)
     return {"Y": y.reshape(X.shape).astype(X.dtype),
@@ -209,7 +211,7 @@ def _ln_expect(X, Scale=None, Bias=None, epsilon=EPS, begin_norm_axis=1):
     ],
 )
 def layer_norm(X, Scale, Bias, epsilon, begin_norm_axis):
-    rows = int(np.prod(X.shape[:begin_norm_axis]))
+    rows = math.prod(X.shape[:begin_norm_axis])
     flat = X.reshape(rows, -1)
     mean, var = _moments(flat, (1,))
     y = (flat - mean) / np.sqrt(var + epsilon).astype(X.dtype)

@@ -6,6 +6,8 @@ The `reduce_*` ops share Paddle's attributes (`dim`, `keep_dim`, `reduce_all`, `
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -93,7 +95,7 @@ def _reduce(name, np_reduce, grad_rule, uses_out: bool, doc: str):
 
 
 def _count(shape, axes) -> int:
-    return int(np.prod([shape[a] for a in axes])) if axes else 1
+    return math.prod(shape[a] for a in axes)
 
 
 _reduce("sum", np.sum, lambda x, out, g, axes: g, False, "Out = sum of X over dim")

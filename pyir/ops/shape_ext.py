@@ -9,6 +9,7 @@ two tensordots and the gradient the same with the matrices transposed.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -30,7 +31,7 @@ def flatten_shape(shape: tuple, start_axis: int, stop_axis: int) -> tuple:
         return (1,)
     start, stop = start_axis % n, stop_axis % n
     merged = shape[start:stop + 1]
-    size = -1 if -1 in merged else int(np.prod(merged))
+    size = -1 if -1 in merged else math.prod(merged)
     return tuple(shape[:start]) + (size,) + tuple(shape[stop + 1:])
 
 
