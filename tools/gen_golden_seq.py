@@ -426,6 +426,33 @@ def put_and_repeat(c: Case):
             _op("repeat_interleave", {"X": x, "RepeatsTensor": counts}, {"dim": 0}))
 
 
+@case
+def linalg_extra(c: Case):
+    """norm (l2 normalize), frobenius_norm, dist, inverse, determinant, matrix_power, cross,
+    cholesky, kron is in legacy_and_misc."""
+    x = c.uniform("x", [3, 4])
+    r = _op("norm", {"X": x}, {"axis": 1, "epsilon": 1e-10}, outs={"Out": "float32",
+                                                                  "Norm": "float32"})
+    # Norm is an intermediate output: save_inference_model drops it from the saved op.
+    c.fetch("norm Out", r["Out"])
+    c.fetch("frobenius_norm", _op("frobenius_norm", {"X": x}, {"dim": [0, 1]}))
+    c.fetch("frobenius_norm keep_dim", _op("frobenius_norm", {"X": c.uniform("f", [2, 3, 4])},
+                                           {"dim": [1, 2], "keep_dim": True}))
+    c.fetch("dist p=2", _op("dist", {"X": x, "Y": c.uniform("y", [3, 4])}, {"p": 2.0}))
+    c.fetch("dist p=inf broadcast", _op("dist", {"X": x, "Y": c.uniform("row", [4])},
+                                        {"p": float("inf")}))
+    m = c.data("m", c.rng.uniform(-1, 1, (2, 3, 3)).astype(np.float32) + 3 * np.eye(3,
+                                                                                   dtype="f4"))
+    c.fetch("inverse", _op("inverse", {"Input": m}, outs={"Output": "float32"})["Output"])
+    c.fetch("determinant", _op("determinant", {"Input": m}))
+    c.fetch("matrix_power n=3", _op("matrix_power", {"X": m}, {"n": 3}))
+    c.fetch("matrix_power n=-2", _op("matrix_power", {"X": m}, {"n": -2}))
+    c.fetch("cross dim=1", _op("cross", {"X": c.uniform("a", [2, 3]), "Y": c.uniform("b", [2, 3])},
+                               {"dim": 1}))
+    spd = np.array([[4.0, 2.0, 0.4], [2.0, 3.0, 0.5], [0.4, 0.5, 2.0]], np.float32)
+    c.fetch("cholesky upper", _op("cholesky", {"X": c.data("spd", spd)}, {"upper": True}))
+
+
 # --- gradient cases: Paddle's append_backward programs and gradients -----------------------
 GRAD_CASES = set()
 
@@ -516,6 +543,17 @@ def grads_linalg_indexing(c: Case):
                              "AddValue": gi("index_add AddValue", [2, 2])}, {"axis": 0}))
     c.term(_op("repeat_interleave", {"X": gi("repeat_interleave X", [2, 3])},
                {"Repeats": 2, "dim": 1}), shape=[2, 6])
+    c.term(_op("norm", {"X": gi("norm X", [3, 4])}, {"axis": 1},
+               outs={"Out": "float32", "Norm": "float32"})["Out"])
+    c.term(_op("frobenius_norm", {"X": gi("frobenius_norm X", [3, 4])}, {"dim": [1]}))
+    c.term(_op("dist", {"X": gi("dist X", [2, 3]), "Y": gi("dist Y", [2, 3])}, {"p": 3.0}))
+    square = np.eye(3) * 2 + c.rng.uniform(-0.5, 0.5, (3, 3))
+    c.term(_op("inverse", {"Input": c.grad_input("inverse Input", "inv_x", square)},
+               outs={"Output": "float32"})["Output"])
+    c.term(_op("determinant", {"Input": c.grad_input("determinant Input", "det_x", square)}))
+    c.term(_op("matrix_power", {"X": c.grad_input("matrix_power X", "mp_x", square)},
+               {"n": 3}))
+    c.term(_op("cross", {"X": gi("cross X", [2, 3]), "Y": gi("cross Y", [2, 3])}, {"dim": 1}))
     mask = c.data("mask", np.array([[True, False, True], [False, True, True]]))
     c.term(_op("masked_select", {"X": gi("masked_select X", [2, 3]), "Mask": mask},
                outs={"Y": "float32"})["Y"], shape=[4])
@@ -706,16 +744,17 @@ def _save_grad_case(name: str, c: Case, main) -> None:
 # The ops whose Paddle definitions (slots, attribute types and defaults) op_protos.json records.
 PROTO_OPS = [
     "acos", "acosh", "arg_max", "arg_min", "argsort", "asin", "asinh", "assign_value", "atan",
-    "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "ceil", "cos",
-    "cosh", "cumprod", "cumsum", "diag_v2", "dot", "equal", "erf", "expand", "expand_as_v2",
-    "expand_v2", "expm1", "eye", "flip", "floor", "gather_nd", "gather_tree", "greater_equal",
-    "greater_than", "increment", "index_add", "index_sample", "index_select", "isfinite_v2",
+    "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "ceil",
+    "cholesky", "cos", "cosh", "cross", "cumprod", "cumsum", "determinant", "diag_v2", "dist",
+    "dot", "equal", "erf", "expand", "expand_as_v2", "expand_v2", "expm1", "eye", "flip",
+    "floor", "frobenius_norm", "gather_nd", "gather_tree", "greater_equal", "greater_than",
+    "increment", "index_add", "index_sample", "index_select", "inverse", "isfinite_v2",
     "isinf_v2", "isnan_v2", "kron", "label_smooth", "less_equal", "less_than", "linspace",
     "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "logsumexp", "lookup_table", "lookup_table_v2", "masked_select", "matmul", "meshgrid",
-    "not_equal", "one_hot_v2", "p_norm", "put_along_axis", "range", "reciprocal",
-    "reduce_prod", "repeat_interleave", "rnn", "roll", "round", "rsqrt", "scatter",
-    "scatter_nd_add", "sequence_mask", "set_value", "shape", "sign", "sin", "sinh",
+    "logsumexp", "lookup_table", "lookup_table_v2", "masked_select", "matmul", "matrix_power",
+    "meshgrid", "norm", "not_equal", "one_hot_v2", "p_norm", "put_along_axis", "range",
+    "reciprocal", "reduce_prod", "repeat_interleave", "rnn", "roll", "round", "rsqrt",
+    "scatter", "scatter_nd_add", "sequence_mask", "set_value", "shape", "sign", "sin", "sinh",
     "strided_slice", "take_along_axis", "tan", "tile", "top_k", "top_k_v2", "trace",
     "tril_triu", "trunc", "unstack", "where", "where_index",
 ]

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..registry import Attr, Example, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import broadcast_shape, default_grad, rand, unbroadcast
+from ._helpers import broadcast_shape, default_grad, rand, same_as, unbroadcast
 
 _MATMUL_ATTRS = [
     Attr("transpose_X", T.BOOLEAN, False), Attr("transpose_Y", T.BOOLEAN, False),
@@ -295,3 +295,241 @@ def p_norm_grad(X, Out, Out_grad, porder, axis, epsilon, keepdim, asvector):
     else:
         dx = np.sign(x) * a ** (porder - 1) * g / np.maximum(norm, epsilon) ** (porder - 1)
     return {"X@GRAD": dx.reshape(X.shape).astype(X.dtype, copy=False)}
+
+
+# --- normalization and distances: norm (l2_normalize), frobenius_norm, dist ----------------------
+_NORM_ATTRS = [Attr("axis", T.INT, 1), Attr("epsilon", T.FLOAT, 1e-10)]
+
+
+def _infer_l2_normalize(ctx):
+    x = ctx.input("X")
+    axis = ctx.attr("axis") % len(x.shape)
+    return {"Out": VarSpec(x.shape, x.dtype),
+            "Norm": VarSpec(tuple(1 if i == axis else d for i, d in enumerate(x.shape)),
+                            x.dtype)}
+
+
+@register_op(
+    "norm", inputs=["X"], outputs=["Out", "Norm"], attrs=_NORM_ATTRS, infer=_infer_l2_normalize,
+    grad=default_grad("norm_grad", uses=["X", "Norm"]),
+    doc="Norm = sqrt(sum(X^2, axis) + epsilon), Out = X / Norm (F.normalize's legacy op)",
+    examples=[Example({"X": rand(3, 4)}, {"axis": 1, "epsilon": 1e-10},
+                      lambda X, axis, epsilon: {
+                          "Out": X / np.sqrt((X * X).sum(1, keepdims=True) + epsilon),
+                          "Norm": np.sqrt((X * X).sum(1, keepdims=True) + epsilon)}),
+              Example({"X": rand(2, 3, 2)}, {"axis": -3, "epsilon": 1e-6},
+                      lambda X, axis, epsilon: {
+                          "Out": X / np.sqrt((X * X).sum(0, keepdims=True) + epsilon)})],
+)
+def norm(X, axis, epsilon):
+    n = np.sqrt((X * X).sum(axis=axis, keepdims=True) + np.asarray(epsilon, X.dtype))
+    return {"Out": X / n, "Norm": n}
+
+
+@register_op("norm_grad", inputs=["X", "Norm", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_NORM_ATTRS, grad_of="norm",
+             doc="dX = (dOut - Out * sum(dOut * Out, axis)) / Norm")
+def norm_grad(X, Norm, Out_grad, axis, epsilon):
+    out = X / Norm
+    return {"X@GRAD": (Out_grad - out * (Out_grad * out).sum(axis=axis, keepdims=True)) / Norm}
+
+
+_FRO_ATTRS = [Attr("dim", T.INTS, [0]), Attr("keep_dim", T.BOOLEAN, False),
+              Attr("reduce_all", T.BOOLEAN, False), Attr("in_dtype", T.INT, -1),
+              Attr("out_dtype", T.INT, -1)]
+
+
+def _fro_axes(X, dim, reduce_all):
+    return tuple(range(X.ndim)) if reduce_all or not dim else tuple(d % X.ndim for d in dim)
+
+
+def _infer_fro(ctx):
+    x = ctx.input("X")
+    n = len(x.shape)
+    axes = set(range(n)) if ctx.attr("reduce_all") or not ctx.attr("dim") else \
+        {d % n for d in ctx.attr("dim")}
+    keep = ctx.attr("keep_dim")
+    return {"Out": VarSpec(tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keep
+                           else tuple(d for i, d in enumerate(x.shape) if i not in axes),
+                           x.dtype)}
+
+
+@register_op(
+    "frobenius_norm", inputs=["X"], outputs=["Out"], attrs=_FRO_ATTRS, infer=_infer_fro,
+    grad=default_grad("frobenius_norm_grad", uses=["X", "Out"]),
+    doc="Out = sqrt(sum(X^2)) over dim",
+    examples=[Example({"X": rand(3, 4)}, {"dim": [0, 1]},
+                      lambda X, dim: {"Out": np.array(np.linalg.norm(X), np.float32)}),
+              Example({"X": rand(2, 3, 4)}, {"dim": [-1], "keep_dim": True},
+                      lambda X, **a: {"Out": np.linalg.norm(X, axis=-1, keepdims=True)})],
+)
+def frobenius_norm(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    out = np.sqrt((X * X).sum(axis=_fro_axes(X, dim, reduce_all), keepdims=keep_dim))
+    return {"Out": np.asarray(out, X.dtype)}
+
+
+@register_op("frobenius_norm_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_FRO_ATTRS, grad_of="frobenius_norm", doc="dX = dOut * X / Out")
+def frobenius_norm_grad(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    axes = _fro_axes(X, dim, reduce_all)
+    kept = tuple(1 if i in axes else d for i, d in enumerate(X.shape))
+    return {"X@GRAD": Out_grad.reshape(kept) * X / Out.reshape(kept)}
+
+
+@register_op(
+    "dist", inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("p", T.FLOAT, 2.0)],
+    infer=lambda ctx: {"Out": VarSpec((), ctx.input("X").dtype)},
+    grad=default_grad("dist_grad", uses=["X", "Y", "Out"]),
+    doc="Out = p-norm of (X - Y) over all elements, X and Y broadcast",
+    examples=[Example({"X": rand(2, 3), "Y": rand(2, 3)}, {"p": 2.0},
+                      lambda X, Y, p: {"Out": np.array(np.sqrt(((X - Y) ** 2).sum()),
+                                                       np.float32)}),
+              Example({"X": rand(2, 3), "Y": rand(3)}, {"p": 3.0},
+                      lambda X, Y, p: {"Out": np.array((np.abs(X - Y) ** 3).sum() ** (1 / 3),
+                                                       np.float32)})],
+)
+def dist(X, Y, p):
+    return {"Out": np.asarray(_p_norm_value((X - Y).reshape(-1), p, 0)[0], X.dtype)}
+
+
+@register_op("dist_grad", inputs=["X", "Y", "Out", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
+             attrs=[Attr("p", T.FLOAT, 2.0)], grad_of="dist",
+             doc="dX = dOut * sign(d) |d|^(p-1) / Out^(p-1), d = X - Y; dY = -dX (unbroadcast)")
+def dist_grad(X, Y, Out, Out_grad, p):
+    d = X - Y
+    a = np.abs(d)
+    if p in (np.inf, -np.inf):
+        g = np.sign(d) * (a == Out)
+    elif p == 0:
+        g = np.zeros_like(d)
+    else:
+        g = np.sign(d) * a ** (p - 1) / np.maximum(Out, 1e-12) ** (p - 1)
+    g = g * Out_grad
+    return {"X@GRAD": unbroadcast(g, X.shape), "Y@GRAD": unbroadcast(-g, Y.shape)}
+
+
+# --- matrix functions: inverse, determinant, matrix_power, cross, cholesky -----------------------
+def _mT(a):
+    return np.swapaxes(a, -1, -2)
+
+
+@register_op(
+    "inverse", inputs=["Input"], outputs=["Output"],
+    infer=lambda ctx: {"Output": ctx.input("Input")},
+    grad=default_grad("inverse_grad", uses=["Output"]),
+    doc="Output = Input^-1 over the last two dims",
+    examples=[Example({"Input": rand(3, 3) + 3 * np.eye(3, dtype=np.float32)},
+                      expect=lambda Input: {"Output": np.linalg.solve(
+                          Input.astype(np.float64), np.eye(3)).astype(np.float32)})],
+)
+def inverse(Input):
+    return {"Output": np.linalg.inv(Input)}
+
+
+@register_op("inverse_grad", inputs=["Output", "Output@GRAD"], outputs=["Input@GRAD"],
+             grad_of="inverse", doc="dInput = -Output^T @ dOutput @ Output^T")
+def inverse_grad(Output, Output_grad):
+    return {"Input@GRAD": -_mT(Output) @ Output_grad @ _mT(Output)}
+
+
+@register_op(
+    "determinant", inputs=["Input"], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec(tuple(ctx.input("Input").shape[:-2]),
+                                      ctx.input("Input").dtype)},
+    grad=default_grad("determinant_grad", uses=["Input", "Out"]),
+    doc="Out = det(Input) over the last two dims",
+    examples=[Example({"Input": rand(2, 2)}, expect=lambda Input: {"Out": np.array(
+        Input[0, 0] * Input[1, 1] - Input[0, 1] * Input[1, 0], np.float32)}),
+        Example({"Input": rand(2, 3, 3) + np.eye(3, dtype=np.float32)},
+                expect=lambda Input: {"Out": np.array([np.linalg.det(m) for m in Input],
+                                                      np.float32)})],
+)
+def determinant(Input):
+    return {"Out": np.asarray(np.linalg.det(Input), Input.dtype)}
+
+
+@register_op("determinant_grad", inputs=["Input", "Out", "Out@GRAD"], outputs=["Input@GRAD"],
+             grad_of="determinant", doc="dInput = dOut * det(Input) * Input^-T")
+def determinant_grad(Input, Out, Out_grad):
+    scale = (np.asarray(Out_grad) * np.asarray(Out))[..., None, None]
+    return {"Input@GRAD": scale * _mT(np.linalg.inv(Input))}
+
+
+def _matrix_power_terms(X, n):
+    """The base matrix and exponent: X^n, or inv(X)^|n| for negative n."""
+    return (np.linalg.inv(X), -n) if n < 0 else (X, n)
+
+
+@register_op(
+    "matrix_power", inputs=["X"], outputs=["Out"], attrs=[Attr("n", T.INT, 1)],
+    infer=same_as("X"), grad=default_grad("matrix_power_grad", uses=["X", "Out"]),
+    doc="Out = X^n by repeated products (n < 0: inverse first; n = 0: identity)",
+    examples=[Example({"X": rand(3, 3)}, {"n": 3}, lambda X, n: {"Out": X @ X @ X}),
+              Example({"X": rand(2, 2, 2) + 2 * np.eye(2, dtype=np.float32)}, {"n": -2},
+                      lambda X, n: {"Out": np.linalg.inv(X @ X)}),
+              Example({"X": rand(2, 2)}, {"n": 0},
+                      lambda X, n: {"Out": np.eye(2, dtype=np.float32)}, grad=False)],
+)
+def matrix_power(X, n):
+    return {"Out": np.linalg.matrix_power(X, n).astype(X.dtype, copy=False)}
+
+
+@register_op("matrix_power_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("n", T.INT, 1)], grad_of="matrix_power",
+             doc="dB = sum_k (B^T)^k dOut (B^T)^(n-1-k) for B^n; through inverse for n < 0")
+def matrix_power_grad(X, Out, Out_grad, n):
+    base, m = _matrix_power_terms(X, n)
+    powers = [np.broadcast_to(np.eye(X.shape[-1], dtype=X.dtype), X.shape)]
+    for _ in range(max(m - 1, 0)):
+        powers.append(powers[-1] @ base)
+    d_base = sum((_mT(powers[k]) @ Out_grad @ _mT(powers[m - 1 - k]) for k in range(m)),
+                 np.zeros_like(X))
+    if n < 0:  # base = inv(X)
+        d_base = -_mT(base) @ d_base @ _mT(base)
+    return {"X@GRAD": d_base}
+
+
+def _cross_axis(shape, dim):
+    """Paddle's dim 9 (the default) means the first axis of size 3."""
+    return next(i for i, d in enumerate(shape) if d == 3) if dim == 9 else dim % len(shape)
+
+
+@register_op(
+    "cross", inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("dim", T.INT, 9)],
+    infer=same_as("X"), grad=default_grad("cross_grad"),
+    doc="Out = X x Y (3-vector cross product) along dim (9: the first axis of size 3)",
+    examples=[Example({"X": rand(2, 3), "Y": rand(2, 3)}, {"dim": 1},
+                      lambda X, Y, dim: {"Out": np.stack(
+                          [X[:, 1] * Y[:, 2] - X[:, 2] * Y[:, 1],
+                           X[:, 2] * Y[:, 0] - X[:, 0] * Y[:, 2],
+                           X[:, 0] * Y[:, 1] - X[:, 1] * Y[:, 0]], 1)}),
+              Example({"X": rand(3, 2), "Y": rand(3, 2)}, {},
+                      lambda X, Y: {"Out": np.cross(X, Y, axis=0)})],
+)
+def cross(X, Y, dim):
+    return {"Out": np.cross(X, Y, axis=_cross_axis(X.shape, dim)).astype(X.dtype, copy=False)}
+
+
+@register_op("cross_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
+             attrs=[Attr("dim", T.INT, 9)], grad_of="cross",
+             doc="dX = Y x dOut, dY = dOut x X")
+def cross_grad(X, Y, Out_grad, dim):
+    axis = _cross_axis(X.shape, dim)
+    return {"X@GRAD": np.cross(Y, Out_grad, axis=axis).astype(X.dtype, copy=False),
+            "Y@GRAD": np.cross(Out_grad, X, axis=axis).astype(X.dtype, copy=False)}
+
+
+@register_op(
+    "cholesky", inputs=["X"], outputs=["Out"], attrs=[Attr("upper", T.BOOLEAN, False)],
+    infer=same_as("X"),
+    doc="Out = L with X = L L^T (lower), or its transpose when upper (no gradient rule yet)",
+    examples=[Example({"X": np.array([[4.0, 2.0], [2.0, 3.0]], np.float32)}, {"upper": False},
+                      lambda X, upper: {"Out": np.array([[2.0, 0.0], [1.0, np.sqrt(2.0)]],
+                                                        np.float32)}),
+              Example({"X": np.array([[4.0, 2.0], [2.0, 3.0]], np.float32)}, {"upper": True},
+                      lambda X, upper: {"Out": np.array([[2.0, 1.0], [0.0, np.sqrt(2.0)]],
+                                                        np.float32)})],
+)
+def cholesky(X, upper):
+    lower = np.linalg.cholesky(X)
+    return {"Out": _mT(lower).copy() if upper else lower}
