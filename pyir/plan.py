@@ -137,7 +137,7 @@ class PlanContext:
 
 def compile_plan(program: Program, feed_names=(), fetch_names=(), block_idx: int = 0) -> Plan:
     """The cached plan computing `fetch_names` from `feed_names` in block `block_idx`."""
-    key = (program.mutations, tuple(sorted(feed_names)), tuple(fetch_names), block_idx)
+    key = (program.mutations, frozenset(feed_names), tuple(fetch_names), block_idx)
     plan = program.plan_cache.get(key)
     if plan is None:
         if program.plan_cache.get("checked") != program.mutations:
