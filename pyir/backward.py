@@ -342,8 +342,9 @@ def _drop_unwanted_outputs(g: GradOp, gdef, no_grad: set) -> None:
 def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
     """Handle gradient inputs no op produces (outputs nothing downstream uses).
 
-    A list slot keeps the name (its kernel sees None, as Paddle's py_func does), an optional
-    or undeclared slot drops it, and a required slot gets zeros (fill_any_like) before `g`.
+    An optional list slot keeps the name (its kernel sees None, as Paddle's py_func does), an
+    optional single or undeclared slot drops it, and a required slot (single or list, e.g.
+    concat's X in split's gradient) gets zeros (fill_any_like) before `g`.
     """
     zeros = []
     for slot, names in list(g.inputs.items()):
@@ -351,7 +352,7 @@ def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
         if not missing:
             continue
         spec = gdef.input_slot(slot)
-        if spec is not None and spec.duplicable:
+        if spec is not None and spec.duplicable and spec.dispensable:
             continue
         if spec is None or spec.dispensable:  # a slot the grad op does not read: drop it
             g.inputs[slot] = [n for n in names if n not in missing]

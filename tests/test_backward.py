@@ -370,3 +370,15 @@ def test_a_required_gradient_nothing_produces_is_filled_with_zeros(monkeypatch):
     assert fill.attrs["value"] == 0.0
     [g] = Executor().run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=["x@GRAD"])
     np.testing.assert_allclose(g, np.full((2, 3), 2.0 / 6), rtol=1e-6)
+
+
+def test_unused_split_output_gets_zero_gradient():
+    """split's gradient is a concat whose X list needs every piece: a piece whose output
+    nothing uses gets zeros (not None)."""
+    x = pyir.static.data("xs", [4, 3])
+    x.stop_gradient = False
+    a, _ = pyir.split(x, 2)
+    g, = pyir.static.gradients([pyir.mean(a)], [x])
+    got, = pyir.static.Executor().run(feed={"xs": np.ones((4, 3), np.float32)}, fetch_list=[g])
+    np.testing.assert_allclose(got, np.vstack([np.full((2, 3), 1 / 6), np.zeros((2, 3))]),
+                               rtol=1e-6)
