@@ -1,5 +1,6 @@
-"""Linear algebra ops: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `dot`, `kron`, `trace`,
-`p_norm`, with gradients.
+"""Linear algebra ops, with gradients: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `dot`,
+`kron`, `trace`, `p_norm`, `norm` (l2 normalize), `frobenius_norm`, `dist`, `inverse`,
+`determinant`, `matrix_power`, `cross`; `cholesky` (forward only).
 
 `matmul_v2` lives in nn.py; the legacy `matmul` differs by its `alpha` scale and its
 attribute names.
