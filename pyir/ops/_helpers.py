@@ -74,26 +74,35 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 # --- gradient makers --------------------------------------------------------------------------
-def default_grad(grad_type: str, uses=None, attrs=True):
-    """Paddle's default GradOpMaker: one `<type>_grad` op.
+def default_grad(grad_type: str, uses=None, out_grads=None, in_grads=None, keep_empty=True,
+                 attrs=True):
+    """Paddle's default GradOpMaker: one `<type>_grad` op naming the slots Paddle's does.
 
-    Its inputs are the forward slots named in `uses` (default: every forward input) plus
-    `<out>@GRAD` for every output; its outputs are `<in>@GRAD` for every input slot that
-    can have a gradient. Forward attributes are copied unless `attrs=False`.
+    Args:
+        uses: forward slots (inputs or outputs) the grad op reads (default: every input).
+        out_grads: forward outputs whose `@GRAD` it reads (default: every output).
+        in_grads: forward inputs whose `@GRAD` it writes (default: every input slot that can
+            have a gradient).
+        keep_empty: slots written even when the forward op left them empty (Paddle lists absent
+            dispensable slots as []): True for all, or a collection of slot names.
+        attrs: copy the forward op's declared attributes.
     """
 
     def make(op, opdef):
-        wanted = [s.name for s in opdef.inputs] if uses is None else list(uses)
+        def kept(slot, names):
+            return bool(names) or keep_empty is True or slot in keep_empty
+
         inputs = {}
-        for slot in wanted:
-            if opdef.input_slot(slot) is not None:
-                inputs[slot] = op.input(slot)
-            else:
-                inputs[slot] = op.output(slot)
-        for s in opdef.outputs:
-            inputs[grad_name(s.name)] = [grad_name(n) for n in op.output(s.name)]
-        outputs = {grad_name(s.name): [grad_name(n) for n in op.input(s.name)]
-                   for s in opdef.inputs if not s.no_grad}
+        for slot in [s.name for s in opdef.inputs] if uses is None else uses:
+            names = op.input(slot) if opdef.input_slot(slot) is not None else op.output(slot)
+            if kept(slot, names):
+                inputs[slot] = list(names)
+        for slot in [s.name for s in opdef.outputs] if out_grads is None else out_grads:
+            inputs[grad_name(slot)] = [grad_name(n) for n in op.output(slot)]
+        targets = [s.name for s in opdef.inputs if not s.no_grad] if in_grads is None \
+            else in_grads
+        outputs = {grad_name(slot): [grad_name(n) for n in op.input(slot)] for slot in targets
+                   if kept(slot, op.input(slot))}
         copied = {a.name: op.attrs[a.name] for a in opdef.attrs if a.name in op.attrs} \
             if attrs else {}
         return [GradOp(grad_type, inputs, outputs, copied)]

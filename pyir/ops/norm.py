@@ -1,5 +1,5 @@
 """Normalization and dropout: batch_norm, layer_norm, instance_norm, group_norm, dropout
-(+ their `_grad` ops), and `grad_maker`, a GradOpMaker that names exactly Paddle's slots.
+(+ their `_grad` ops).
 
 All normalizations share one kernel shape: move the normalized axes last, compute mean and
 1/std over them, scale and shift by per-channel parameters; their gradients share
@@ -14,38 +14,9 @@ import numpy as np
 
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import grad_name, rand, rand_positive, rng_for, same_as
+from ._helpers import default_grad, grad_name, rand, rand_positive, rng_for, same_as
 
 EPS = 1e-5
-
-
-def grad_maker(grad_type: str, uses=(), out_grads=(), in_grads=None, keep_empty=()):
-    """A Paddle GradOpMaker naming exactly the slots Paddle's does.
-
-    Args:
-        uses: forward slots (inputs or outputs) the grad op reads.
-        out_grads: forward outputs whose `@GRAD` the grad op reads.
-        in_grads: forward inputs whose `@GRAD` it writes (default: every differentiable input
-            the forward op was given).
-        keep_empty: slots written even when empty (Paddle lists absent dispensables as []).
-    """
-
-    def make(op, opdef):
-        inputs = {}
-        for slot in uses:
-            names = op.input(slot) if opdef.input_slot(slot) is not None else op.output(slot)
-            if names or slot in keep_empty:
-                inputs[slot] = list(names)
-        for slot in out_grads:
-            inputs[grad_name(slot)] = [grad_name(n) for n in op.output(slot)]
-        wanted = in_grads if in_grads is not None else \
-            [s.name for s in opdef.inputs if not s.no_grad]
-        outputs = {grad_name(s): [grad_name(n) for n in op.input(s)] for s in wanted
-                   if op.input(s)}
-        attrs = {a.name: op.attrs[a.name] for a in opdef.attrs if a.name in op.attrs}
-        return [GradOp(grad_type, inputs, outputs, attrs)]
-
-    return make
 
 
 def _moments(x, axes):
@@ -110,10 +81,10 @@ def _bn_expect(X, Scale, Bias, Mean, Variance, epsilon=EPS, is_test=False, **_):
     outputs=["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
              Slot("ReserveSpace", dispensable=True, extra=True)],
     attrs=_BN_ATTRS, infer=_infer_bn,
-    grad=grad_maker("batch_norm_grad", uses=["X", "Scale", "Bias", "Mean", "Variance",
-                                             "SavedMean", "SavedVariance", "MeanOut",
-                                             "VarianceOut", "ReserveSpace"], out_grads=["Y"],
-                    in_grads=["X", "Scale", "Bias"]),
+    grad=default_grad("batch_norm_grad", uses=["X", "Scale", "Bias", "Mean", "Variance",
+                                               "SavedMean", "SavedVariance", "MeanOut",
+                                               "VarianceOut", "ReserveSpace"], out_grads=["Y"],
+                      in_grads=["X", "Scale", "Bias"], keep_empty=()),
     doc="Y = (X - mean) / sqrt(var + eps) * Scale + Bias per channel; batch statistics in "
         "training (running ones updated by momentum), running statistics when is_test",
     examples=[
@@ -200,8 +171,8 @@ def _ln_expect(X, Scale=None, Bias=None, epsilon=EPS, begin_norm_axis=1):
     "layer_norm",
     inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True)],
     outputs=["Y", "Mean", "Variance"], attrs=_LN_ATTRS, infer=_infer_ln,
-    grad=grad_maker("layer_norm_grad", uses=["X", "Scale", "Bias", "Mean", "Variance"],
-                    out_grads=["Y"]),
+    grad=default_grad("layer_norm_grad", uses=["X", "Scale", "Bias", "Mean", "Variance"],
+                      out_grads=["Y"], keep_empty=()),
     doc="Y = (X - mean) / sqrt(var + eps) * Scale + Bias over the dims from begin_norm_axis",
     examples=[
         Example({"X": rand(3, 4), "Scale": rand_positive(4), "Bias": rand(4)}, {}, _ln_expect),
@@ -307,8 +278,9 @@ def _in_expect(X, Scale, Bias, epsilon=EPS):
     inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True)],
     outputs=["Y", "SavedMean", "SavedVariance"], attrs=[Attr("epsilon", T.FLOAT, EPS)],
     infer=_infer_in,
-    grad=grad_maker("instance_norm_grad", uses=["X", "Scale", "Bias", "SavedMean",
-                                                "SavedVariance"], out_grads=["Y"]),
+    grad=default_grad("instance_norm_grad",
+                      uses=["X", "Scale", "Bias", "SavedMean", "SavedVariance"],
+                      out_grads=["Y"], keep_empty=()),
     doc="Y = (X - mean) / sqrt(var + eps) * Scale + Bias, statistics per (sample, channel); "
         "SavedVariance holds 1/sqrt(var + eps)",
     examples=[Example({"X": rand(2, 3, 3, 2), "Scale": rand_positive(3), "Bias": rand(3)}, {},
@@ -360,8 +332,8 @@ def _gn_expect(X, Scale, Bias, groups, epsilon=EPS):
     "group_norm",
     inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True)],
     outputs=["Y", "Mean", "Variance"], attrs=_GN_ATTRS, infer=_infer_gn,
-    grad=grad_maker("group_norm_grad", uses=["X", "Scale", "Bias", "Y", "Mean", "Variance"],
-                    out_grads=["Y"], keep_empty=("Scale", "Bias")),
+    grad=default_grad("group_norm_grad", uses=["X", "Scale", "Bias", "Y", "Mean", "Variance"],
+                      out_grads=["Y"], keep_empty=("Scale", "Bias")),
     doc="Y = (X - mean) / sqrt(var + eps) * Scale + Bias, statistics per (sample, channel group)",
     examples=[Example({"X": rand(2, 4, 3, 2), "Scale": rand_positive(4), "Bias": rand(4)},
                       {"groups": 2}, _gn_expect)],
@@ -409,7 +381,8 @@ def _dropout_expect(X, dropout_prob, dropout_implementation="downgrade_in_infer"
 @register_op(
     "dropout", inputs=["X", Slot("Seed", dispensable=True, no_grad=True)],
     outputs=["Out", Slot("Mask", extra=True)], attrs=_DROPOUT_ATTRS, infer=_infer_dropout,
-    grad=grad_maker("dropout_grad", uses=["Mask"], out_grads=["Out"], in_grads=["X"]),
+    grad=default_grad("dropout_grad", uses=["Mask"], out_grads=["Out"], in_grads=["X"],
+                      keep_empty=()),
     doc="training: Out = X * Mask (/ (1 - p) for upscale_in_train), Mask ~ Bernoulli(1 - p); "
         "is_test: Out = X * (1 - p) (downgrade_in_infer) or X (upscale_in_train)",
     examples=[

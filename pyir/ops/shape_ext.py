@@ -18,7 +18,6 @@ from ..registry import AttrType as T
 from ._helpers import default_grad, rand
 from .manipulation import (_infer_from_xshape, _infer_xshape_op, _reshaped_grad, _xshape_array,
                            _xshape_grad)
-from .norm import grad_maker
 
 # --- flatten_contiguous_range ------------------------------------------------------------------
 
@@ -85,7 +84,7 @@ def _infer_pad(ctx):
 
 @register_op(
     "pad", inputs=["X"], outputs=["Out"], attrs=_PAD_ATTRS, infer=_infer_pad,
-    grad=grad_maker("pad_grad", out_grads=["Out"], in_grads=["X"]),
+    grad=default_grad("pad_grad", out_grads=["Out"], in_grads=["X"], uses=(), keep_empty=()),
     doc="Out = X with paddings[2i] / paddings[2i+1] cells of pad_value before / after dim i",
     examples=[Example({"X": rand(2, 3)}, {"paddings": [1, 0, 2, 1], "pad_value": 0.5},
                       lambda X, **a: {"Out": np.block([
