@@ -24,7 +24,7 @@ import numpy as np
 
 from . import dtypes, registry
 from .errors import GradError, KernelError, PyirError, Where
-from .framework import Variable
+from .framework import OpView, Variable
 from .ops._helpers import EMPTY_VAR, grad_name
 
 _grad_enabled = [True]
@@ -373,30 +373,13 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
 
 
 # --- running ops -------------------------------------------------------------------------
-class _StandIn:
+class _StandIn(OpView):
     """What a gradient maker sees of an eager op: Operator's reading API over local names."""
 
     block = None
 
     def __init__(self, type: str, inputs: dict, outputs: dict, attrs: dict):
         self.type, self.inputs, self.outputs, self.attrs = type, inputs, outputs, attrs
-
-    def input(self, slot: str) -> list[str]:
-        return self.inputs.get(slot, [])
-
-    def output(self, slot: str) -> list[str]:
-        return self.outputs.get(slot, [])
-
-    def attr(self, name: str, default=None):
-        return self.attrs.get(name, default)
-
-    @property
-    def input_arg_names(self) -> list[str]:
-        return [n for names in self.inputs.values() for n in names]
-
-    @property
-    def output_arg_names(self) -> list[str]:
-        return [n for names in self.outputs.values() for n in names]
 
 
 def run_op(op_type: str, inputs: dict | None = None, attrs: dict | None = None) -> dict:

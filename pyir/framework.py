@@ -96,23 +96,16 @@ class Parameter(Variable):
         self.trainable = trainable
 
 
-class Operator:
-    """One op: a type, named slots holding variable names, and typed attributes.
+class OpView:
+    """The reading API gradient makers and passes use: slots by name, attributes, all names.
 
-    `attrs` maps a name to its Python value; `attr_types` to its AttrType code, so an
-    attribute keeps the wire type it was read with. BLOCK / BLOCKS attributes hold block indices.
+    Operator has it; so does eager mode's stand-in for an op it ran (`pyir/eager.py`).
     """
 
-    def __init__(self, block: "Block", type: str, inputs: dict[str, list[str]] | None = None,
-                 outputs: dict[str, list[str]] | None = None, attrs: dict[str, Any] | None = None,
-                 attr_types: dict[str, int] | None = None, is_target: bool | None = None):
-        self.block = block
-        self.type = type
-        self.inputs = {k: list(v) for k, v in (inputs or {}).items()}
-        self.outputs = {k: list(v) for k, v in (outputs or {}).items()}
-        self.attrs = dict(attrs or {})
-        self.attr_types = dict(attr_types or {})
-        self.is_target = is_target
+    type: str
+    inputs: dict[str, list[str]]
+    outputs: dict[str, list[str]]
+    attrs: dict[str, Any]
 
     def input(self, slot: str) -> list[str]:
         return self.inputs.get(slot, [])
@@ -130,6 +123,25 @@ class Operator:
     @property
     def output_arg_names(self) -> list[str]:
         return [n for names in self.outputs.values() for n in names]
+
+
+class Operator(OpView):
+    """One op: a type, named slots holding variable names, and typed attributes.
+
+    `attrs` maps a name to its Python value; `attr_types` to its AttrType code, so an
+    attribute keeps the wire type it was read with. BLOCK / BLOCKS attributes hold block indices.
+    """
+
+    def __init__(self, block: "Block", type: str, inputs: dict[str, list[str]] | None = None,
+                 outputs: dict[str, list[str]] | None = None, attrs: dict[str, Any] | None = None,
+                 attr_types: dict[str, int] | None = None, is_target: bool | None = None):
+        self.block = block
+        self.type = type
+        self.inputs = {k: list(v) for k, v in (inputs or {}).items()}
+        self.outputs = {k: list(v) for k, v in (outputs or {}).items()}
+        self.attrs = dict(attrs or {})
+        self.attr_types = dict(attr_types or {})
+        self.is_target = is_target
 
     @property
     def idx(self) -> int:
