@@ -185,6 +185,14 @@ def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> 
         produced.update(op.output_arg_names)
         steps.append(_make_step(program, op, opdef, where0.with_(op_index=index,
                                                                  op_type=op.type)))
+    for name in fetches:
+        if name in produced:
+            continue
+        if block.find_var(name).persistable:
+            reads_from_scope[name] = None  # fetching a parameter reads the scope
+        else:
+            raise CheckError(f"cannot fetch {name!r}: no op computes it and it is not fed "
+                             f"(inputs: {', '.join(feeds) or 'none'})", where0.with_(var=name))
     keep = set(fetches) | set(writes) | set(reads_from_scope)
     _release_lists(steps, [op for _, op in ops], keep)
     feed_specs = {}

@@ -130,3 +130,21 @@ def test_persistable_writes_go_to_the_scope():
     emit("fill_constant", attrs={"shape": [2], "value": 3.0}, outputs={"Out": state})
     Executor().run(program)
     np.testing.assert_array_equal(pyir.static.global_scope()["state"], [3.0, 3.0])
+
+
+def test_fetching_a_variable_nothing_computes_is_a_check_error():
+    program = framework.default_main_program()
+    x = data("x", [2])
+    lonely = program.global_block().create_var("lonely", "float32", [2])
+    with pytest.raises(CheckError, match="cannot fetch 'lonely': no op computes it and it is "
+                                         "not fed"):
+        Executor().run(feed={"x": np.zeros(2, np.float32)}, fetch_list=[lonely])
+
+
+def test_fetching_a_parameter_reads_the_scope():
+    x = data("x", [1, 4])
+    pyir.static.nn.fc(x, 2)
+    exe = Executor()
+    exe.run(framework.default_startup_program())
+    w, = exe.run(feed={}, fetch_list=["fc_0.w_0"])
+    np.testing.assert_array_equal(w, pyir.static.global_scope()["fc_0.w_0"])
