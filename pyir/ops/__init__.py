@@ -5,8 +5,9 @@ Each family module registers its ops (forward and `_grad` together) when importe
 
 from ..errors import PyirError
 from ..registry import OPS
-from . import (activation, compare, elementwise, indexing, linalg, manipulation, math,  # noqa: F401
-               nn, optimizer, py_func, pylayer, reduce, rnn, tensor, unary_math)
+from . import (activation, compare, creation, elementwise, gather, linalg,  # noqa: F401
+               manipulation, math, nn, optimizer, ordering, py_func, pylayer, reduce, rnn,
+               slicing, tensor, unary_math)
 from . import activation_ext, conv, norm, pool, shape_ext  # noqa: F401  (CNN ops)
 
 

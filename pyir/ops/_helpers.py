@@ -19,6 +19,14 @@ def grad_name(name: str) -> str:
     return name + GRAD_SUFFIX
 
 
+def int_list(tensor) -> list[int]:
+    """The elements of an integer tensor (any shape) as a flat list of Python ints.
+
+    Example: int_list(np.array([[2], [3]])) -> [2, 3]
+    """
+    return [int(v) for v in np.asarray(tensor).reshape(-1)]
+
+
 # --- inference ------------------------------------------------------------------------------
 def same_as(slot: str, out: str = "Out", dtype=None):
     """Out has the shape (and dtype, unless given) of input `slot`."""

@@ -1,7 +1,10 @@
-"""Reductions: the fluid `mean` op and reduce_sum / reduce_mean / reduce_max / reduce_min.
+"""Reductions: the fluid `mean` op, reduce_sum / reduce_mean / reduce_max / reduce_min /
+reduce_prod, and logsumexp.
 
 The `reduce_*` ops share Paddle's attributes (`dim`, `keep_dim`, `reduce_all`, `in_dtype`,
-`out_dtype`) and one gradient kernel shape: dOut is expanded back over the reduced axes.
+`out_dtype`) and their shape inference; `reduced_axes` / `reduced_shape` are the axis rules
+every reducing op uses. reduce_sum..min share one gradient kernel shape (dOut expanded back
+over the reduced axes); reduce_prod's gradient stays exact where X has zeros.
 """
 
 from __future__ import annotations
@@ -27,7 +30,11 @@ def reduced_axes(ndim: int, dim, reduce_all: bool) -> tuple:
     return tuple(sorted({d % ndim for d in dim})) if ndim else ()
 
 
-def _reduced_shape(shape: tuple, axes: tuple, keep_dim: bool) -> tuple:
+def reduced_shape(shape: tuple, axes: tuple, keep_dim: bool) -> tuple:
+    """The shape left after folding `axes` of `shape` (kept as 1s under keep_dim).
+
+    Example: reduced_shape((2, 3, 4), (1,), False) -> (2, 4)
+    """
     if keep_dim:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
@@ -38,7 +45,7 @@ def _infer_reduce(ctx):
     axes = reduced_axes(len(x.shape), ctx.attr("dim"), ctx.attr("reduce_all"))
     code = ctx.attr("out_dtype")
     dtype = x.dtype if code == -1 else dtypes.to_numpy(code)
-    return {"Out": VarSpec(_reduced_shape(x.shape, axes, ctx.attr("keep_dim")), dtype)}
+    return {"Out": VarSpec(reduced_shape(x.shape, axes, ctx.attr("keep_dim")), dtype)}
 
 
 def _expand_back(dout: np.ndarray, x_shape: tuple, axes: tuple) -> np.ndarray:
@@ -127,3 +134,89 @@ def mean(X):
 def mean_grad(X, Out_grad):
     dx = np.broadcast_to(np.reshape(Out_grad, ()) / max(X.size, 1), X.shape)
     return {"X@GRAD": np.ascontiguousarray(dx, dtype=X.dtype)}
+
+
+# --- reduce_prod: exact gradients even where X has zeros ---------------------------------------
+def _prod_expect(X, dim=(0,), keep_dim=False, reduce_all=False, **_):
+    axes = reduced_axes(X.ndim, dim, reduce_all)
+    out = X
+    for a in sorted(axes, reverse=True):  # product as repeated multiplication
+        parts = [np.take(out, i, axis=a) for i in range(out.shape[a])]
+        acc = parts[0]
+        for p in parts[1:]:
+            acc = acc * p
+        out = np.expand_dims(acc, a) if keep_dim else acc
+    return {"Out": np.asarray(out, X.dtype)}
+
+
+@register_op(
+    "reduce_prod", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS, infer=_infer_reduce,
+    grad=default_grad("reduce_prod_grad", uses=["X", "Out"]),
+    doc="Out = product of X over dim",
+    examples=[Example({"X": rand(3, 4)}, {"dim": [1]}, _prod_expect),
+              Example({"X": rand(2, 3, 2)}, {"dim": [0, -1], "keep_dim": True}, _prod_expect),
+              Example({"X": rand(2, 3)}, {"dim": [], "reduce_all": True}, _prod_expect),
+              Example({"X": np.array([[2.0, 0.0, 3.0], [0.0, 4.0, 0.0]])}, {"dim": [1]},
+                      _prod_expect),
+              Example({"X": np.array([[2, 0, 3], [1, 4, 5]], np.int64)}, {"dim": [1]},
+                      _prod_expect, grad=False)],
+)
+def reduce_prod(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    axes = reduced_axes(X.ndim, dim, reduce_all)
+    out = np.asarray(np.prod(X, axis=axes, keepdims=keep_dim))
+    dtype = X.dtype if out_dtype == -1 else dtypes.to_numpy(out_dtype)
+    return {"Out": out.astype(dtype, copy=False)}
+
+
+@register_op("reduce_prod_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_REDUCE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="reduce_prod",
+             doc="dX = dOut * product of the other reduced elements (exact with zeros)")
+def reduce_prod_grad(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+    axes = reduced_axes(X.ndim, dim, reduce_all)
+    kept = [a for a in range(X.ndim) if a not in axes]
+    moved = np.transpose(X, kept + list(axes))
+    flat = moved.reshape(moved.shape[:len(kept)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), X.dtype)
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1), -1)
+    g = np.reshape(Out_grad, flat.shape[:-1] + (1,))
+    dx = (before * after * g).reshape(moved.shape)
+    return {"X@GRAD": np.transpose(dx, np.argsort(kept + list(axes))).astype(X.dtype)}
+
+
+# --- logsumexp ---------------------------------------------------------------------------------
+_LSE_ATTRS = [Attr("axis", T.INTS, []), Attr("keepdim", T.BOOLEAN, False),
+              Attr("reduce_all", T.BOOLEAN, False)]
+
+
+def _infer_logsumexp(ctx):
+    x = ctx.input("X")
+    axes = reduced_axes(len(x.shape), ctx.attr("axis"), ctx.attr("reduce_all"))
+    return {"Out": VarSpec(reduced_shape(x.shape, axes, ctx.attr("keepdim")), x.dtype)}
+
+
+@register_op(
+    "logsumexp", inputs=["X"], outputs=["Out"], attrs=_LSE_ATTRS, infer=_infer_logsumexp,
+    grad=default_grad("logsumexp_grad", uses=["X", "Out"]),
+    doc="Out = log(sum(exp(X))) over axis (all axes when empty or reduce_all), computed stably",
+    examples=[Example({"X": rand(3, 4)}, {"axis": [1]},
+                      lambda X, axis: {"Out": np.log(np.exp(X.astype(np.float64)).sum(1))
+                                       .astype(np.float32)}),
+              Example({"X": np.array([[1000.0, 1000.0], [-5.0, 0.0]])},
+                      {"axis": [0, 1], "keepdim": True},
+                      lambda X, **a: {"Out": np.array([[1000.0 + np.log(2.0)]])})],
+)
+def logsumexp(X, axis, keepdim, reduce_all):
+    axes = reduced_axes(X.ndim, axis, reduce_all)
+    peak = X.max(axis=axes, keepdims=True)
+    out = np.log(np.exp(X - peak).sum(axis=axes, keepdims=True)) + peak
+    return {"Out": (out if keepdim else np.squeeze(out, axes)).astype(X.dtype, copy=False)}
+
+
+@register_op("logsumexp_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_LSE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="logsumexp",
+             doc="dX = dOut * exp(X - Out), i.e. dOut * softmax(X) over the axes")
+def logsumexp_grad(X, Out, Out_grad, axis, keepdim, reduce_all):
+    axes = reduced_axes(X.ndim, axis, reduce_all)
+    kept = tuple(1 if i in axes else d for i, d in enumerate(X.shape))
+    return {"X@GRAD": (Out_grad.reshape(kept) * np.exp(X - Out.reshape(kept))).astype(X.dtype)}
