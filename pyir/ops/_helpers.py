@@ -1,6 +1,7 @@
 """Shared pieces of op definitions: inference helpers, the one `unbroadcast`, grad makers.
 
 Inference helpers return `infer` functions; most ops need exactly one of them.
+`register_unary` registers a whole attribute-free elementwise op (forward + `_grad`).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..registry import GradOp, VarSpec
+from ..registry import Example, GradOp, VarSpec, register_op
 
 GRAD_SUFFIX = "@GRAD"
 EMPTY_VAR = "@EMPTY@"  # Paddle's name for "no variable here"
@@ -116,6 +117,46 @@ def default_grad(grad_type: str, uses=None, out_grads=None, in_grads=None, keep_
         return [GradOp(grad_type, inputs, outputs, copied)]
 
     return make
+
+
+# --- op families -------------------------------------------------------------------------------
+def register_unary(name: str, forward, derivative, doc: str, example_inputs: list, module: str,
+                   uses: str = "X", keep_dtype: bool = False) -> None:
+    """Register an attribute-free elementwise op `name` (X -> Out) and `name_grad`.
+
+    Args:
+        forward: x -> out, the kernel's formula.
+        derivative: (x_or_out, dout) -> dX, from the forward input (uses="X") or output
+            (uses="Out"); the grad op reads that slot and Out@GRAD, as Paddle's does.
+        example_inputs: X arrays for the examples, each expected to give forward(X).
+        module: the family module declaring the op (its `__name__`); the kernels report it
+            as theirs, so the registry still says which family an op belongs to.
+        keep_dtype: cast forward's result back to X's dtype.
+
+    Example:
+        register_unary("square", np.square, lambda x, g: g * 2.0 * x, "Out = X^2",
+                       [rand(3, 4)], module=__name__)
+    """
+
+    @register_op(name, inputs=["X"], outputs=["Out"], infer=same_as("X"),
+                 grad=default_grad(f"{name}_grad", uses=[uses]), doc=doc,
+                 examples=[Example({"X": x}, expect=lambda X: {"Out": forward(X)})
+                           for x in example_inputs])
+    def kernel(X):
+        out = forward(X)
+        return {"Out": out.astype(X.dtype, copy=False) if keep_dtype else out}
+
+    def grad_from_out(Out, Out_grad):
+        return {"X@GRAD": derivative(Out, Out_grad).astype(Out_grad.dtype, copy=False)}
+
+    def grad_from_x(X, Out_grad):
+        return {"X@GRAD": derivative(X, Out_grad).astype(Out_grad.dtype, copy=False)}
+
+    grad_kernel = grad_from_out if uses == "Out" else grad_from_x
+    kernel.__module__ = grad_kernel.__module__ = module
+    register_op(f"{name}_grad", inputs=[uses, "Out@GRAD"], outputs=["X@GRAD"],
+                infer=same_as(uses, out="X@GRAD"), grad_of=name, doc=f"gradient of {name}",
+                )(grad_kernel)
 
 
 # --- examples ---------------------------------------------------------------------------------

@@ -1,37 +1,19 @@
-"""Unary activations and their gradients. Each is one `_unary(...)` call: formula + derivative."""
+"""Unary activations and their gradients. Each is one `_unary(...)` call: formula + derivative
+(`_helpers.register_unary` registers the pair)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Example, register_op
-from ._helpers import default_grad, rand, rand_positive, same_as
+from ._helpers import rand, rand_positive, register_unary
 
 
-def _unary(name, forward, derivative, doc, uses="X", positive=False, attrs=()):
-    """Register `name` and `name_grad`.
-
-    derivative(x_or_out, dout) gives dX from the forward input (uses="X") or output (uses="Out").
-    """
+def _unary(name, forward, derivative, doc, uses="X", positive=False):
+    """`register_unary` with examples in [-1, 1] (or [0.5, 2] when `positive`): float32 3x4 and
+    float64 2x3x5."""
     make = rand_positive if positive else rand
-
-    @register_op(name, inputs=["X"], outputs=["Out"], infer=same_as("X"),
-                 grad=default_grad(f"{name}_grad", uses=[uses]), doc=doc,
-                 examples=[Example({"X": make(3, 4)}, expect=lambda X: {"Out": forward(X)}),
-                           Example({"X": make(2, 3, 5).astype("float64")},
-                                   expect=lambda X: {"Out": forward(X)})])
-    def kernel(X):
-        return {"Out": forward(X)}
-
-    def grad_from_out(Out, Out_grad):
-        return {"X@GRAD": derivative(Out, Out_grad).astype(Out_grad.dtype, copy=False)}
-
-    def grad_from_x(X, Out_grad):
-        return {"X@GRAD": derivative(X, Out_grad).astype(Out_grad.dtype, copy=False)}
-
-    register_op(f"{name}_grad", inputs=[uses, "Out@GRAD"], outputs=["X@GRAD"],
-                infer=same_as(uses, out="X@GRAD"), grad_of=name, doc=f"gradient of {name}",
-                )(grad_from_out if uses == "Out" else grad_from_x)
+    register_unary(name, forward, derivative, doc, [make(3, 4), make(2, 3, 5).astype("float64")],
+                   module=__name__, uses=uses)
 
 
 def _rounded_from_double(fn):
@@ -46,13 +28,14 @@ def _rounded_from_double(fn):
     return precise
 
 
-def _sigmoid(x):
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)), in x's floating dtype."""
     return 1.0 / (1.0 + np.exp(-x))
 
 
 _unary("tanh", np.tanh, lambda out, g: g * (1.0 - out * out), "Out = tanh(X)", uses="Out")
 _unary("exp", _rounded_from_double(np.exp), lambda out, g: g * out, "Out = exp(X)", uses="Out")
-_unary("sigmoid", _sigmoid, lambda out, g: g * out * (1.0 - out), "Out = 1 / (1 + exp(-X))",
+_unary("sigmoid", sigmoid, lambda out, g: g * out * (1.0 - out), "Out = 1 / (1 + exp(-X))",
        uses="Out")
 _unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
        lambda out, g: g * (out > 0), "Out = max(X, 0)", uses="Out")

@@ -17,7 +17,8 @@ import numpy as np
 from ..registry import Attr, Example, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import default_grad, rand, same_as, unbroadcast
-from .unary_math import _erf
+from .activation import sigmoid
+from .unary_math import erf
 
 
 def _signature(fn, params):
@@ -67,15 +68,11 @@ def _activation(name, attrs, uses, forward, derivative, reference, doc, scale=1.
         _signature(grad_kernel, list(uses) + ["Out_grad"] + names))
 
 
-def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
 def _gelu(x, approximate):
     if approximate:
         c = x.dtype.type(math.sqrt(2.0 / math.pi))
         return 0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1.0 + _erf(x / x.dtype.type(math.sqrt(2.0))))
+    return 0.5 * x * (1.0 + erf(x / x.dtype.type(math.sqrt(2.0))))
 
 
 def _gelu_grad(g, x, approximate):
@@ -83,7 +80,7 @@ def _gelu_grad(g, x, approximate):
         c = math.sqrt(2.0 / math.pi)
         t = np.tanh(c * (x + 0.044715 * x ** 3))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x))
-    cdf = 0.5 * (1.0 + _erf(x / math.sqrt(2.0)))
+    cdf = 0.5 * (1.0 + erf(x / math.sqrt(2.0)))
     return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi))
 
 
@@ -98,7 +95,7 @@ def _mish_sp(x, threshold):
 
 def _mish_grad(g, x, threshold):
     t = np.tanh(_mish_sp(x, threshold))
-    dsp = np.where(x > threshold, 1.0, _sigmoid(x))
+    dsp = np.where(x > threshold, 1.0, sigmoid(x))
     return g * (t + x * (1.0 - t * t) * dsp)
 
 
@@ -127,9 +124,9 @@ _activation(
 for _name in ("swish", "silu"):
     _activation(
         _name, [], ["X"] if _name == "swish" else ["X", "Out"],
-        lambda x: x * _sigmoid(x),
-        (lambda g, x: g * _sigmoid(x) * (1 + x * (1 - _sigmoid(x)))) if _name == "swish" else
-        (lambda g, x, out: g * _sigmoid(x) * (1 + x * (1 - _sigmoid(x)))),
+        lambda x: x * sigmoid(x),
+        (lambda g, x: g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))) if _name == "swish" else
+        (lambda g, x, out: g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))),
         lambda x: x / (1 + np.exp(-x)), "Out = X * sigmoid(X)", scale=3.0)
 _activation(
     "gelu", [Attr("approximate", T.BOOLEAN, False)], ["X"], _gelu, _gelu_grad,
@@ -158,7 +155,7 @@ _activation(
     "Out = scale * (X if X > 0 else alpha (exp(X) - 1))", scale=2.0)
 _activation(
     "softplus", [Attr("beta", _F, 1.0), Attr("threshold", _F, 20.0)], ["X"], _softplus,
-    lambda g, x, beta, threshold: g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)),
+    lambda g, x, beta, threshold: g * np.where(x * beta > threshold, 1.0, sigmoid(x * beta)),
     lambda x, beta, threshold: np.array(
         [v if v * beta > threshold else math.log(1 + math.exp(beta * v)) / beta
          for v in x.ravel()]).reshape(x.shape),

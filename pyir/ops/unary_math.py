@@ -1,7 +1,8 @@
 """Elementwise math: trigonometric, hyperbolic, erf, logs, rounding, sign, reciprocals.
 
-Each op is one `_unary(...)` call: the formula, its derivative, and the open interval its
-examples are drawn from (so asin, acosh and atanh get points inside their domains).
+Each op is one `_unary(...)` call (`_helpers.register_unary` underneath): the formula, its
+derivative, and the open interval its examples are drawn from (so asin, acosh and atanh get
+points inside their domains).
 Rounding ops have zero gradients through `<op>_grad(Out@GRAD)`, as in Paddle; `sign`'s
 gradient is Paddle's `scale(dOut, 0)`.
 """
@@ -14,40 +15,25 @@ import numpy as np
 
 from ..registry import Attr, Example, GradOp, register_op
 from ..registry import AttrType as T
-from ._helpers import default_grad, grad_name, rand, same_as
+from ._helpers import default_grad, grad_name, rand, register_unary, same_as
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function elementwise, in x's dtype: erf(np.array([0.0])) -> [0.0]."""
     # numpy has no erf; math.erf per element is exact and erf is rarely on a hot path.
     return np.asarray(_erf_scalar(x), dtype=np.float64).astype(x.dtype, copy=False)
 
 
-def _examples(forward, low, high):
-    return [Example({"X": rand(3, 4, low=low, high=high)}, expect=lambda X: {"Out": forward(X)}),
-            Example({"X": rand(2, 3, 2, dtype="float64", low=low, high=high)},
-                    expect=lambda X: {"Out": forward(X)})]
-
-
 def _unary(name, forward, derivative, doc, uses="X", domain=(-1.0, 1.0)):
-    """Register `name` and `name_grad`: derivative(x_or_out, dout) -> dX."""
-
-    @register_op(name, inputs=["X"], outputs=["Out"], infer=same_as("X"),
-                 grad=default_grad(f"{name}_grad", uses=[uses]), doc=doc,
-                 examples=_examples(forward, *domain))
-    def kernel(X):
-        return {"Out": forward(X).astype(X.dtype, copy=False)}
-
-    def grad_from_out(Out, Out_grad):
-        return {"X@GRAD": derivative(Out, Out_grad).astype(Out_grad.dtype, copy=False)}
-
-    def grad_from_x(X, Out_grad):
-        return {"X@GRAD": derivative(X, Out_grad).astype(Out_grad.dtype, copy=False)}
-
-    register_op(f"{name}_grad", inputs=[uses, "Out@GRAD"], outputs=["X@GRAD"],
-                infer=same_as(uses, out="X@GRAD"), grad_of=name, doc=f"gradient of {name}",
-                )(grad_from_out if uses == "Out" else grad_from_x)
+    """`register_unary` with examples drawn from `domain`: float32 3x4 and float64 2x3x2; the
+    result keeps X's dtype."""
+    low, high = domain
+    register_unary(name, forward, derivative, doc,
+                   [rand(3, 4, low=low, high=high),
+                    rand(2, 3, 2, dtype="float64", low=low, high=high)],
+                   module=__name__, uses=uses, keep_dtype=True)
 
 
 _unary("sin", np.sin, lambda x, g: g * np.cos(x), "Out = sin(X)")
@@ -65,7 +51,7 @@ _unary("acosh", np.arccosh, lambda x, g: g / np.sqrt(x * x - 1), "Out = acosh(X)
        domain=(1.2, 3.0))
 _unary("atanh", np.arctanh, lambda x, g: g / (1 - x * x), "Out = atanh(X)",
        domain=(-0.9, 0.9))
-_unary("erf", _erf, lambda x, g: g * (2.0 / math.sqrt(math.pi)) * np.exp(-x * x),
+_unary("erf", erf, lambda x, g: g * (2.0 / math.sqrt(math.pi)) * np.exp(-x * x),
        "Out = erf(X) = 2/sqrt(pi) * integral_0^X exp(-t^2) dt")
 _unary("log1p", np.log1p, lambda x, g: g / (1 + x), "Out = ln(1 + X)", domain=(-0.5, 1.0))
 _unary("log2", np.log2, lambda x, g: g / (x * math.log(2)), "Out = log2(X)", domain=(0.5, 2.0))
