@@ -12,10 +12,11 @@ import numpy as np
 
 from . import ops as _ops  # noqa: F401  (fills the registry)
 from . import framework
-from .errors import PyirError
-from .framework import Program, Variable
-from .layer_helper import ParamAttr
-from .random import seed
+# Public names (re-exported for `import pyir as paddle`).
+from .errors import PyirError  # noqa: F401
+from .framework import Program, Variable  # noqa: F401
+from .layer_helper import ParamAttr  # noqa: F401
+from .random import seed  # noqa: F401
 
 __version__ = "0.1.0"
 

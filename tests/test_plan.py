@@ -134,7 +134,7 @@ def test_persistable_writes_go_to_the_scope():
 
 def test_fetching_a_variable_nothing_computes_is_a_check_error():
     program = framework.default_main_program()
-    x = data("x", [2])
+    data("x", [2])
     lonely = program.global_block().create_var("lonely", "float32", [2])
     with pytest.raises(CheckError, match="cannot fetch 'lonely': no op computes it and it is "
                                          "not fed"):

@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
+from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import default_grad, grad_name, rand, rand_positive, rng_for, same_as
+from ._helpers import default_grad, rand, rand_positive, rng_for, same_as
 
 EPS = 1e-5
 
