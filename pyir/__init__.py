@@ -21,7 +21,8 @@ from .random import seed  # noqa: F401
 __version__ = "0.1.0"
 
 float16, float32, float64 = np.dtype("float16"), np.dtype("float32"), np.dtype("float64")
-int8, int16, int32, int64 = np.dtype("int8"), np.dtype("int16"), np.dtype("int32"), np.dtype("int64")
+int8, int16 = np.dtype("int8"), np.dtype("int16")
+int32, int64 = np.dtype("int32"), np.dtype("int64")
 uint8, bool = np.dtype("uint8"), np.dtype("bool")  # noqa: A001 - Paddle spells it paddle.bool
 
 

@@ -33,7 +33,7 @@ _PREFIXES = ("paddle.", "pyir.", "VarType.", "np.", "numpy.")
 
 
 def to_numpy(dtype) -> np.dtype:
-    """Normalize a dtype given as a name ('float32', 'paddle.float32'), numpy dtype or VarType code."""
+    """A numpy dtype from a name ('float32', 'paddle.float32'), numpy dtype or VarType code."""
     if isinstance(dtype, np.dtype):
         return dtype
     if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):

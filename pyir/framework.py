@@ -246,7 +246,8 @@ class Block:
         return [v for v in self.vars.values() if isinstance(v, Parameter)]
 
     def __repr__(self) -> str:
-        return f"Block({self.idx}, parent={self.parent_idx}, {len(self.vars)} vars, {len(self.ops)} ops)"
+        return (f"Block({self.idx}, parent={self.parent_idx}, {len(self.vars)} vars, "
+                f"{len(self.ops)} ops)")
 
 
 class Program:

@@ -223,7 +223,9 @@ def _select_ops(block, fed: set, fetches: tuple) -> list:
             continue
         outs = [n for n in op.output_arg_names if n != EMPTY_VAR]
         writes_state = any((v := block.find_var(n)) is not None and v.persistable for n in outs)
-        side_effects = opdef.side_effects(op) if callable(opdef.side_effects) else opdef.side_effects
+        side_effects = opdef.side_effects
+        if callable(side_effects):
+            side_effects = side_effects(op)
         if side_effects or writes_state or any(n in needed and n not in fed for n in outs):
             kept.append((index, op))
             needed.update(op.input_arg_names)

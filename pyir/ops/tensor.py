@@ -1,4 +1,4 @@
-"""Ops that create, copy and bind tensors: feed, fetch, fill_constant, random initializers, assign."""
+"""Ops that create, copy and bind tensors: feed, fetch, fill_constant, random init, assign."""
 
 from __future__ import annotations
 
