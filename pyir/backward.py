@@ -20,28 +20,25 @@ time, and zeros for a required gradient input nothing produces).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
-
-import math
 
 from . import dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS
 from .errors import GradError, Where
 from .framework import Block, Operator, Parameter, Program, Variable
-from .registry import AttrType, GradOp
+from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, GradOp
 
-GRAD = "@GRAD"
-EMPTY = "@EMPTY@"  # Paddle's name for "no variable here" (plan and checker skip it)
+GRAD = GRAD_SUFFIX
+EMPTY = EMPTY_VAR
 ACCUMULATE_OP = "sum"
 CONSTANT_OP = "fill_constant"
 LIKE_OP = "fill_any_like"
 
 
 # --- names -------------------------------------------------------------------------------
-def grad_var_name(name: str) -> str:
-    """x -> x@GRAD"""
-    return name + GRAD
+grad_var_name = registry.grad_name
 
 
 def strip_grad_suffix(name: str) -> str:

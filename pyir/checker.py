@@ -13,9 +13,9 @@ from . import registry
 from ._proto.framework_pb2 import AttrType
 from .errors import CheckError, Where
 from .framework import Operator, Program
+from .registry import EMPTY_VAR, GRAD_SUFFIX
 
 _BLOCK_TYPES = (AttrType.BLOCK, AttrType.BLOCKS)
-EMPTY_VAR = "@EMPTY@"
 
 
 def check_program(program: Program, *, lenient: bool = False) -> list[CheckError]:
@@ -44,7 +44,7 @@ def _declared_by_backward(block, var: str) -> bool:
     """A backward block (pylayer's) of a forward-only program names `x@GRAD` variables that
     only `append_backward` declares: Paddle writes such files, and runs them."""
     return (block.forward_block_idx is not None and block.forward_block_idx >= 0
-            and "@GRAD" in var)
+            and GRAD_SUFFIX in var)
 
 
 def _check_op(op: Operator, where: Where, nblocks: int):

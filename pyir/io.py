@@ -22,11 +22,12 @@ import numpy as np
 from . import registry
 from ._proto.framework_pb2 import AttrType
 from .builder import emit
-from .checker import EMPTY_VAR, check_program
+from .checker import check_program
 from .errors import FormatError, PyirError, Where
 from .framework import FEED_MINIBATCH, FETCH_LIST, Program, Variable
 from .params import read_params
 from .plan import io_targets
+from .registry import EMPTY_VAR
 from .serialize import PADDLE_VERSION, load_program, temp_beside
 
 READER, RAW = 15, 17

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import registry
-from .checker import EMPTY_VAR, check_program
+from .checker import check_program
 from .errors import CheckError, KernelError, Where
 from .framework import Program
+from .registry import EMPTY_VAR
 
 
 @dataclass(eq=False)

@@ -153,8 +153,18 @@ class OpDef:
 OPS: dict[str, OpDef] = {}
 
 
+GRAD_SUFFIX = "@GRAD"
+EMPTY_VAR = "@EMPTY@"  # Paddle's name for "no variable here": plan, checker and passes skip it
+
+
+def grad_name(name: str) -> str:
+    """x -> x@GRAD"""
+    return name + GRAD_SUFFIX
+
+
 def kernel_param(slot: str) -> str:
-    return slot.replace("@GRAD", "_grad").replace("@", "_")
+    """The kernel parameter a slot binds: X@GRAD -> X_grad."""
+    return slot.replace(GRAD_SUFFIX, "_grad").replace("@", "_")
 
 
 def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=None,

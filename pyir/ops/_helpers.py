@@ -10,14 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..registry import Example, GradOp, VarSpec, register_op
-
-GRAD_SUFFIX = "@GRAD"
-EMPTY_VAR = "@EMPTY@"  # Paddle's name for "no variable here"
-
-
-def grad_name(name: str) -> str:
-    """x -> x@GRAD"""
-    return name + GRAD_SUFFIX
+from ..registry import EMPTY_VAR, GRAD_SUFFIX, grad_name  # noqa: F401  (re-exported for op modules)
 
 
 def int_list(tensor) -> list[int]:
