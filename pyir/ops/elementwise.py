@@ -79,7 +79,8 @@ def _binary(name, forward, dx, dy, doc, positive=False, differentiable=True):
         # Sum over broadcasting in the axis-aligned shapes, then drop the alignment dims.
         gx = unbroadcast(dx(x, y, Out_grad), x.shape).reshape(X.shape)
         gy = unbroadcast(dy(x, y, Out_grad), y.shape).reshape(Y.shape)
-        return {"X@GRAD": gx.astype(X.dtype, copy=False), "Y@GRAD": gy.astype(Y.dtype, copy=False)}
+        return {"X@GRAD": gx if gx.dtype is X.dtype else gx.astype(X.dtype),
+                "Y@GRAD": gy if gy.dtype is Y.dtype else gy.astype(Y.dtype)}
 
 
 _binary("add", np.add, lambda x, y, g: g, lambda x, y, g: g, "Out = X + Y")
