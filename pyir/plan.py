@@ -43,6 +43,9 @@ def _bind_step(kernel, attrs: tuple, args: tuple, outs: tuple, where: Where):
     """
     if all(isinstance(a, str) for a in args) and len(outs) == 1 and isinstance(outs[0][1], str):
         return _bind_simple(kernel, attrs, args, outs[0], where)
+    if len(args) == 1 and isinstance(args[0], tuple) and len(outs) == 1 \
+            and isinstance(outs[0][1], tuple):
+        return _bind_list_to_list(kernel, attrs, args[0], outs[0], where)
 
     def run_general(env):
         ins = [None if a is None else [env.get(n) for n in a] if isinstance(a, tuple)
@@ -102,6 +105,24 @@ def _bind_simple(kernel, attrs, args, out, where):
         env[name] = value
 
     return run_simple
+
+
+def _bind_list_to_list(kernel, attrs, names_in, out, where):
+    """One list slot in, one list slot out (py_func's layout): no per-slot dispatch."""
+    slot, names_out, dtypes_ = out
+    ndarray = np.ndarray
+
+    def run_list(env):
+        values = kernel([env.get(n) for n in names_in], *attrs)[slot]
+        if len(values) != len(names_out):
+            raise KernelError(f"kernel returned {len(values)} values for output slot {slot!r}, "
+                              f"which has {len(names_out)} variables", where)
+        for name, value, dtype in zip(names_out, values, dtypes_):
+            if type(value) is not ndarray or value.dtype is not dtype:
+                value = _checked(value, dtype, name, where)
+            env[name] = value
+
+    return run_list
 
 
 def _checked(value, dtype, name, where):
