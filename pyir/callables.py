@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.metadata
 import inspect
 import itertools
 import os
@@ -274,6 +273,8 @@ def _not_registered(reference: str) -> str:
 
 def _from_entry_points(reference: str, where: Where) -> Callable | None:
     """Load the entry point of group `pyir.callables` whose value is `reference`, if any."""
+    import importlib.metadata  # ~20 ms: only when a reference is not found otherwise
+
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.value.replace(" ", "") != reference:
             continue
