@@ -171,8 +171,9 @@ def default_loss(program: Program) -> str:
                and dtypes.is_float(v.dtype) and v.shape is not None
                and math.prod(v.shape) == 1 and not v.persistable]
     if len(scalars) != 1:
-        raise GradError(f"cannot tell which output is the loss: {len(scalars)} scalar float "
-                        f"outputs {scalars} among {outputs[:8]}; name it with --loss",
+        found = (f"several scalar outputs could be ({', '.join(scalars)})" if scalars else
+                 f"no output is a float scalar (outputs: {', '.join(outputs[:8]) or 'none'})")
+        raise GradError(f"cannot tell which output is the loss: {found}; name it with --loss",
                         Where(file=program.source))
     return scalars[0]
 

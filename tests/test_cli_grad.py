@@ -131,6 +131,7 @@ def test_check_needs_feeds():
 def test_no_scalar_output_asks_for_loss(tmp_path):
     result = _grad(GOLDEN / "mlp" / "model.pdmodel", "-o", tmp_path / "g.pb")
     assert result.exit_code == 1
+    assert "no output is a float scalar (outputs: " in result.output
     assert "name it with --loss" in result.output
 
 
