@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
 
 import click
 
@@ -66,9 +67,16 @@ def _fail(ctx: click.Context, message: str) -> None:
     sys.exit(1)
 
 
-def _say(verb: str | None, message: str) -> None:
+def _say(verb: str | None, message: str, kind: str = "error") -> None:
     prefix = f"pyir {verb}" if verb else "pyir"
-    click.echo(f"{prefix}: error: {' '.join(message.split())}", err=True)
+    click.echo(f"{prefix}: {kind}: {' '.join(message.split())}", err=True)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (e.g. a py_func returning another shape than declared) as one line each."""
+    ctx = click.get_current_context(silent=True)
+    verb = ctx.info_name if ctx is not None and ctx.parent is not None else None
+    _say(verb, str(message), "warning")
 
 
 @click.group(cls=PyirGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -83,6 +91,7 @@ def main():
       pyir inspect model.pb                show the graph (never runs anything)
       pyir ops                             list the ops pyir can run
     """
+    warnings.showwarning = _show_warning
 
 
 def _register() -> None:

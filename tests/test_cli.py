@@ -570,3 +570,19 @@ def test_a_pyir_bug_is_one_line_unless_traceback_is_asked_for(one, tmp_path, mon
     monkeypatch.setenv("PYIR_TRACEBACK", "1")
     result = cli("run", one)
     assert isinstance(result.exception, RuntimeError)
+
+
+def test_warnings_are_one_line_naming_the_verb(tmp_path):
+    """A py_func returning another shape than declared warns as `pyir run: warning: ...`."""
+    samples = pathlib.Path(__file__).resolve().parent.parent / "samples"
+    out = tmp_path / "s2.pb"
+    assert CliRunner().invoke(main, ["build", str(samples / "seed003_example2_registered.py"),
+                                     "-o", str(out)]).exit_code == 0
+    result = CliRunner().invoke(main, [
+        "run", str(out), "--path", str(samples),
+        "--feed", f"x={samples / 'seed003_example2_x.npy'}",
+        "--feed", f"y={samples / 'seed003_example2_y.npy'}"])
+    assert result.exit_code == 0, result.output
+    warning = [line for line in result.output.splitlines() if "warning" in line]
+    assert warning and warning[0].startswith("pyir run: warning: ")
+    assert "returned shape [2, 3]" in warning[0] and "declared [3, 1]" in warning[0]
