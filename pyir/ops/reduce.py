@@ -51,7 +51,9 @@ def _infer_reduce(ctx):
 def _expand_back(dout: np.ndarray, x_shape: tuple, axes: tuple) -> np.ndarray:
     """dOut broadcast back over the reduced axes of X (whatever keep_dim was)."""
     kept = tuple(1 if i in axes else d for i, d in enumerate(x_shape))
-    return np.broadcast_to(np.reshape(dout, kept), x_shape)
+    out = np.empty(x_shape, dtype=np.result_type(dout))
+    out[...] = np.reshape(dout, kept)  # a broadcasting copy; np.broadcast_to costs more here
+    return out
 
 
 def _examples(np_reduce):
@@ -67,8 +69,11 @@ def _examples(np_reduce):
     ]
 
 
-def _reduce(name, np_reduce, grad_rule, uses_out: bool, doc: str):
+def _reduce(name, np_reduce, reference, grad_rule, uses_out: bool, doc: str):
     """Register `reduce_<name>` and `reduce_<name>_grad`.
+
+    np_reduce(X, axis=, keepdims=) computes Out; `reference` (numpy's own function) is the
+    independent expectation of the examples.
 
     grad_rule(X, Out, dOut_expanded, axes) gives dX; Out arrives expanded like dOut.
     """
@@ -77,7 +82,7 @@ def _reduce(name, np_reduce, grad_rule, uses_out: bool, doc: str):
 
     @register_op(op_type, inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
                  infer=_infer_reduce, grad=default_grad(f"{op_type}_grad", uses=uses), doc=doc,
-                 examples=_examples(np_reduce))
+                 examples=_examples(reference))
     def kernel(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         axes = reduced_axes(X.ndim, dim, reduce_all)
         out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))
@@ -105,12 +110,22 @@ def _count(shape, axes) -> int:
     return math.prod(shape[a] for a in axes)
 
 
-_reduce("sum", np.sum, lambda x, out, g, axes: g, False, "Out = sum of X over dim")
-_reduce("mean", np.mean, lambda x, out, g, axes: g / _count(x.shape, axes), False,
+def _mean(X, axis, keepdims):
+    """np.mean's arithmetic (float16 summed in float32) without its Python-level wrapper,
+    which costs ~10 us per call on the small tensors losses are made of."""
+    total = np.add.reduce(X, axis=axis, keepdims=keepdims,
+                          dtype=np.float32 if X.dtype == np.float16 else None)
+    return total / (X.size if axis is None else _count(X.shape, axis))
+
+
+# ufunc reductions directly: np.sum/np.max/np.min add microseconds of dispatch per call
+_reduce("sum", np.add.reduce, np.sum, lambda x, out, g, axes: g, False,
+        "Out = sum of X over dim")
+_reduce("mean", _mean, np.mean, lambda x, out, g, axes: g / _count(x.shape, axes), False,
         "Out = mean of X over dim")
-_reduce("max", np.max, lambda x, out, g, axes: g * (x == out), True,
+_reduce("max", np.maximum.reduce, np.max, lambda x, out, g, axes: g * (x == out), True,
         "Out = max of X over dim (ties all receive the gradient)")
-_reduce("min", np.min, lambda x, out, g, axes: g * (x == out), True,
+_reduce("min", np.minimum.reduce, np.min, lambda x, out, g, axes: g * (x == out), True,
         "Out = min of X over dim (ties all receive the gradient)")
 
 
@@ -124,7 +139,7 @@ _reduce("min", np.min, lambda x, out, g, axes: g * (x == out), True,
                       expect=lambda X: {"Out": np.mean(X)})],
 )
 def mean(X):
-    return {"Out": np.asarray(np.mean(X), dtype=X.dtype)}
+    return {"Out": np.asarray(_mean(X, None, False), dtype=X.dtype)}
 
 
 @register_op(
