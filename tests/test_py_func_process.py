@@ -154,7 +154,8 @@ def test_cli_example2_prints_the_documented_sum_from_another_directory(tmp_path)
                    "--feed", f"y={SAMPLES / 'seed003_example2_y.npy'}", cwd=elsewhere)
     assert ran.returncode == 0, ran.stderr
     assert "output: int32 [2, 3]\n[[12 17 13]\n [ 8  8  5]]" in ran.stdout
-    assert "ShapeWarning" in ran.stderr  # declared [3, 1], returned [2, 3]
+    assert "pyir run: warning: " in ran.stderr  # declared [3, 1], returned [2, 3]
+    assert "returned shape [2, 3]" in ran.stderr
 
 
 def test_cli_pyir_path_instead_of_path_option(tmp_path):
