@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
+from ..errors import CheckError
+from ..registry import OPS, Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import broadcast_shape, default_grad, grad_name, rand, rand_positive, same_as, \
     unbroadcast
@@ -56,6 +57,62 @@ def mul_grad(X, Y, Out_grad, x_num_col_dims, y_num_col_dims):
     # one row: dY is an outer product, which broadcasting does ~4x faster than BLAS gemm (k=1)
     dy = x2.T * g2 if x2.shape[0] == 1 else x2.T @ g2
     return {"X@GRAD": (g2 @ y2.T).reshape(X.shape), "Y@GRAD": dy.reshape(Y.shape)}
+
+
+# --- fc: Paddle's fused inference op (mul + elementwise_add + activation) --------------------------
+_FC_ATTRS = [Attr("in_num_col_dims", T.INT, 1), Attr("activation_type", T.STRING, ""),
+             Attr("padding_weights", T.BOOLEAN, False)]
+
+
+def _plain_activation(op_type: str) -> bool:
+    """An op `fc` can apply last: Out = f(X), no attributes (relu, tanh, sigmoid, ...)."""
+    opdef = OPS.get(op_type)
+    return (opdef is not None and [s.name for s in opdef.inputs] == ["X"]
+            and [s.name for s in opdef.outputs] == ["Out"] and not opdef.attrs
+            and not opdef.runtime and opdef.io is None and opdef.grad_of is None)
+
+
+def _infer_fc(ctx):
+    x, w = ctx.input("Input"), ctx.input("W")
+    k = ctx.attr("in_num_col_dims")
+    return {"Out": VarSpec(tuple(x.shape[:k]) + (w.shape[1],), x.dtype)}
+
+
+def _prepare_fc(op, ctx):
+    """Resolve activation_type to that op's own kernel once (one definition per op)."""
+    name = op.attrs.get("activation_type", "")
+    if name and not _plain_activation(name):
+        raise CheckError(f"fc: activation_type {name!r} is not an op of the form Out = f(X)",
+                         ctx.where)
+    if op.attrs.get("padding_weights", False):
+        raise CheckError("fc with padding_weights=True is not supported", ctx.where)
+    return {"activation": OPS[name].kernel if name else None}
+
+
+@register_op(
+    "fc", inputs=["Input", "W", Slot("Bias", dispensable=True)], outputs=["Out"],
+    attrs=_FC_ATTRS, runtime=("activation",), prepare=_prepare_fc, infer=_infer_fc,
+    doc="Out = activation(flatten(Input, in_num_col_dims) @ W + Bias); what Paddle Inference's "
+        "fc_fuse_pass makes of mul + elementwise_add (+ relu)",
+    examples=[
+        Example({"Input": rand(3, 4), "W": rand(4, 5), "Bias": rand(5)}, {},
+                lambda Input, W, Bias, **a: {"Out": Input @ W + Bias}),
+        Example({"Input": rand(2, 3, 4), "W": rand(4, 2), "Bias": rand(2)},
+                {"in_num_col_dims": 2, "activation_type": "relu"},
+                lambda Input, W, Bias, **a: {"Out": np.maximum(
+                    np.einsum("abk,kn->abn", Input, W) + Bias, 0)}),
+    ],
+)
+def fc(Input, W, Bias, in_num_col_dims, activation_type, padding_weights, activation):
+    x = Input if Input.ndim == 2 and in_num_col_dims == 1 else _flatten2d(Input, in_num_col_dims)
+    out = x @ W
+    if Bias is not None:
+        out += Bias.reshape(-1)
+    if out.ndim != in_num_col_dims + 1:
+        out = out.reshape(Input.shape[:in_num_col_dims] + W.shape[1:])
+    return {"Out": activation(out)["Out"] if activation is not None else out}
+
+
 
 
 # --- matmul_v2 --------------------------------------------------------------------------------
