@@ -35,6 +35,9 @@ from pyir.errors import FeedError, PyirError, Where
 @click.option("--path", "paths", multiple=True, type=click.Path(file_okay=False),
               help="Directory to search for py_func callables' modules (repeatable; also "
                    "$PYIR_PATH).")
+@click.option("--bind-id", "bind_id", multiple=True, metavar="ID=MODULE:NAME",
+              help="Bind a Paddle py_func callable id (Paddle files store process-local ids) "
+                   "to a registered callable. Repeatable.")
 @click.option("--steps", type=click.IntRange(min=1), default=None,
               help="Run N times (training: parameters are updated in place each step).")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,
@@ -43,7 +46,7 @@ from pyir.errors import FeedError, PyirError, Where
 @click.option("--save-params", is_flag=True,
               help="After the run, write the (updated) parameters back to the params file.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the fetched values.")
-def run(model, params, feeds, fetches, out, paths, steps, batch_size, save_params,
+def run(model, params, feeds, fetches, out, paths, bind_id, steps, batch_size, save_params,
         quiet) -> None:
     """Run MODEL (a pyir .pb or Paddle .pdmodel) and print its outputs.
 
@@ -52,8 +55,9 @@ def run(model, params, feeds, fetches, out, paths, steps, batch_size, save_param
       pyir run out/mlp.pb --feed samples/mlp_input.npy
       pyir run model.pdmodel --feed x=x.npy --feed y=y.npy --fetch softmax_0.tmp_0 -o out.npz
       pyir run train.pb --feed data.npz --steps 100 --save-params
+      pyir run paddle_net.pdmodel --feed x.npy --path funcs/ --bind-id 0=myfuncs:tanh
     """
-    from pyir.callables import search_path
+    from pyir.callables import bind_ids, search_path
     from pyir.executor import Executor, Scope
     from pyir.io import load_model
 
@@ -62,7 +66,7 @@ def run(model, params, feeds, fetches, out, paths, steps, batch_size, save_param
     if batch_size is not None and steps is None:
         raise PyirError("--batch-size needs --steps")
     scope = Scope()
-    with search_path(list(paths)):
+    with search_path(list(paths)), bind_ids(_id_bindings(bind_id)):
         loaded = load_model(model, params=params, scope=scope)
         _check_params_found(loaded, model)
         feed = bind_feeds(feeds, list(loaded.feed_names), model)
@@ -83,6 +87,17 @@ def run(model, params, feeds, fetches, out, paths, steps, batch_size, save_param
         write_npz(out, named)
     if save_params:
         _save_params(loaded, scope, params or loaded.params_path, model)
+
+
+def _id_bindings(specs: tuple[str, ...]) -> dict[int, str]:
+    """--bind-id ID=MODULE:NAME values as {id: reference} (resolved like a file's references)."""
+    bindings = {}
+    for spec in specs:
+        key, sep, reference = spec.partition("=")
+        if not sep or not key.strip().lstrip("-").isdigit() or ":" not in reference:
+            raise PyirError(f"--bind-id {spec!r}: expected ID=MODULE:NAME, e.g. 0=myfuncs:tanh")
+        bindings[int(key)] = reference.strip()
+    return bindings
 
 
 def _check_params_found(loaded, model: str) -> None:

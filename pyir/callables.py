@@ -319,8 +319,9 @@ def resolve_id(callable_id: int, where: Where) -> Callable:
             target = bindings[callable_id]
             return resolve(target, where) if isinstance(target, str) else target
     raise CallableError(f"refused: Paddle callable id {callable_id} only meant something in "
-                        f"the process that built this program; bind it to a callable with "
-                        f"`with pyir.callables.bind_ids({{{callable_id}: fn}}): ...`",
+                        f"the process that built this program; bind it to a registered "
+                        f"callable with `pyir run --bind-id {callable_id}=module:name` or, in "
+                        f"Python, `with pyir.callables.bind_ids({{{callable_id}: fn}}): ...`",
                         where.with_(callable=label))
 
 

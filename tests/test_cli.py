@@ -6,6 +6,7 @@ a failed command must leave no file behind (neither the output nor a temp file).
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import subprocess
@@ -586,3 +587,35 @@ def test_warnings_are_one_line_naming_the_verb(tmp_path):
     warning = [line for line in result.output.splitlines() if "warning" in line]
     assert warning and warning[0].startswith("pyir run: warning: ")
     assert "returned shape [2, 3]" in warning[0] and "declared [3, 1]" in warning[0]
+
+
+def test_paddle_py_func_ids_bind_to_registered_callables(tmp_path):
+    """Paddle's own seed-003 program (integer callable ids) runs from the CLI with --bind-id."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    case = root / "tests" / "paddle_golden" / "simple_net"
+    role = {"tanh": "tanh", "tanh_grad": "tanh_grad", "debug_func": "debug_func"}
+    ids = json.loads((case / "meta.json").read_text())["py_func_callables"]
+    binds = [f"--bind-id={c['id']}=seed_pyfuncs:{role[c['name']]}" for c in ids]
+    out = tmp_path / "out.npz"
+    result = cli("run", case / "model_with_grad.pb", "--params", case / "params.npz",
+                 "--feed", case / "inputs.npz", "--path", root / "samples", *binds,
+                 "--fetch", "mean_0.tmp_0", "--fetch", "x@GRAD", "-o", out, "-q")
+    assert result.exit_code == 0, result.output
+    expected, got = np.load(case / "expected.npz"), np.load(out)
+    for name in ("mean_0.tmp_0", "x@GRAD"):
+        np.testing.assert_allclose(got[name], expected[name], rtol=1e-4, atol=1e-6)
+
+
+def test_unbound_paddle_callable_id_says_how_to_bind_it():
+    case = pathlib.Path(__file__).resolve().parent / "paddle_golden" / "simple_net"
+    result = cli("run", case / "model_with_grad.pb", "--params", case / "params.npz",
+                 "--feed", case / "inputs.npz", "--fetch", "mean_0.tmp_0")
+    assert result.exit_code == 1
+    assert "Paddle callable id 0" in result.output and "Traceback" not in result.output
+
+
+def test_bad_bind_id_is_one_line():
+    case = pathlib.Path(__file__).resolve().parent / "paddle_golden" / "simple_net"
+    result = cli("run", case / "model_with_grad.pb", "--bind-id", "tanh")
+    assert result.exit_code == 1
+    assert "expected ID=MODULE:NAME" in result.output
