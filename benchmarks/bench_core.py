@@ -25,30 +25,11 @@ import time
 import numpy as np
 
 import pyir
-from pyir import framework
+from common import fresh_programs, median_call, numpy_w1, report
 from pyir.builder import emit
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PYIR = pathlib.Path(sys.executable).parent / "pyir"
-
-
-def median_call(fn, calls: int, warmup: int = 20) -> float:
-    """Median seconds of one `fn()` over `calls` timed calls."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(calls):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def fresh_programs():
-    framework.reset_default_programs()
-    pyir.enable_static()
-    pyir.seed(0)
-    return pyir.static.Scope()
 
 
 def w1(calls: int) -> tuple[float, float]:
@@ -69,16 +50,9 @@ def w1(calls: int) -> tuple[float, float]:
         return exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
 
     params = [(scope[f"fc_{i}.w_0"], scope[f"fc_{i}.b_0"]) for i in range(5)]
-    xv = feed["x"]
 
     def run_numpy():
-        a = xv
-        for w, b in params[:4]:
-            a = np.tanh(a @ w + b)
-        w, b = params[4]
-        z = a @ w + b
-        e = np.exp(z - z.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+        return numpy_w1(params, feed["x"])
 
     np.testing.assert_allclose(run_pyir()[0], run_numpy(), rtol=1e-5)
     return median_call(run_pyir, calls), median_call(run_numpy, calls)
@@ -145,13 +119,6 @@ def cli_run(runs: int) -> tuple[float, float]:
 def _child_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
-
-
-def report(name: str, value: float, target: float, unit: str, detail: str) -> bool:
-    ok = value <= target
-    print(f"{name:<4} {value:8.3f}{unit:<3} (target <= {target}{unit})  {'ok' if ok else 'MISS'}"
-          f"   {detail}")
-    return ok
 
 
 def main(argv=None) -> int:

@@ -16,26 +16,12 @@ A benchmark, not a test: it prints medians and ratios and never fails on a slow 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 
 import pyir
-from pyir import framework
-
-
-def median_call(fn, calls: int, warmup: int = 20) -> float:
-    """Median seconds of one `fn()` over `calls` timed calls."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(calls):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from common import fresh_programs, median_call, numpy_w1, report
 
 
 def identity(x):
@@ -44,13 +30,6 @@ def identity(x):
 
 def tanh(x):
     return np.tanh(x)
-
-
-def fresh_programs():
-    framework.reset_default_programs()
-    pyir.enable_static()
-    pyir.seed(0)
-    return pyir.static.Scope()
 
 
 def chain(n_ops: int, calls: int) -> float:
@@ -101,24 +80,12 @@ def w1(calls: int, as_py_func: bool = True) -> tuple[float, float]:
         return exe.run(main, feed=feed, fetch_list=[out.name], scope=scope)
 
     params = [(scope[f"fc_{i}.w_0"], scope[f"fc_{i}.b_0"]) for i in range(5)]
-    xv = feed["x"]
 
     def run_numpy():
-        a = xv
-        for w, b in params[:4]:
-            a = np.tanh(a @ w + b)
-        w, b = params[4]
-        z = a @ w + b
-        e = np.exp(z - z.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+        return numpy_w1(params, feed["x"])
 
     np.testing.assert_allclose(run_pyir()[0], run_numpy(), rtol=1e-5)
     return median_call(run_pyir, calls), median_call(run_numpy, calls)
-
-
-def report(name: str, value: float, target: float, unit: str, detail: str) -> None:
-    verdict = "ok" if value <= target else "MISS"
-    print(f"{name:<4} {value:8.3f}{unit:<3} (target <= {target}{unit})  {verdict}   {detail}")
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,53 @@
+"""What the benchmark scripts share: timing, fresh programs, the report line, numpy W1.
+
+Each `bench_*.py` runs as a script from this directory, so they import this as `common`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+import pyir
+from pyir import framework
+
+
+def median_call(fn, calls: int, warmup: int = 20) -> float:
+    """Median seconds of one `fn()` over `calls` timed calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def fresh_programs() -> pyir.static.Scope:
+    """New default programs and names, static mode, seed 0; returns a fresh scope."""
+    framework.reset_default_programs()
+    pyir.enable_static()
+    pyir.seed(0)
+    return pyir.static.Scope()
+
+
+def report(name: str, value: float, target: float, unit: str, detail: str) -> bool:
+    """Print one `NAME value (target <= t) ok|MISS detail` line; True when the target is met."""
+    ok = value <= target
+    print(f"{name:<4} {value:8.3f}{unit:<3} (target <= {target}{unit})  {'ok' if ok else 'MISS'}"
+          f"   {detail}")
+    return ok
+
+
+def numpy_w1(params: list, x: np.ndarray) -> np.ndarray:
+    """Hand-written W1 forward: 4 x tanh(a @ w + b), then softmax(a @ w + b)."""
+    a = x
+    for w, b in params[:4]:
+        a = np.tanh(a @ w + b)
+    w, b = params[4]
+    z = a @ w + b
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
