@@ -25,6 +25,9 @@ FETCH_LIST = 10
 STEP_SCOPES = 11
 DENSE_TENSOR_ARRAY = 13
 
+# AttrType values of the attributes that hold sub-block indices.
+BLOCK_ATTR, BLOCKS_ATTR = 8, 10
+
 # Optional VarDesc booleans. Proto2 records whether each was written; `Variable._flags`
 # keeps exactly the ones present so a parsed file re-serializes byte for byte.
 VAR_FLAGS = ("persistable", "need_check_feed", "is_parameter", "stop_gradient")
@@ -146,6 +149,15 @@ class Operator(OpView):
     @property
     def idx(self) -> int:
         return self.block.ops.index(self)
+
+    def sub_block_ids(self) -> list[int]:
+        """The blocks this op runs (BLOCK / BLOCKS attributes), in attribute order; indices the
+        program does not have are left out (reporting them is the checker's job)."""
+        found = []
+        for name, value in self.attrs.items():
+            if self.attr_types.get(name) in (BLOCK_ATTR, BLOCKS_ATTR):
+                found.extend(value if isinstance(value, list) else [value])
+        return [i for i in found if 0 < i < len(self.block.program.blocks)]
 
     def where(self) -> Where:
         return Where(block=self.block.idx, op_index=self.idx, op_type=self.type)

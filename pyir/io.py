@@ -37,7 +37,6 @@ _NOT_STORED = (FEED_MINIBATCH, FETCH_LIST, READER, RAW)
 _KEPT_COMMON = ("op_device", "op_namescope", "op_role", "op_role_var")
 # Ops pyir does not know lose only the attributes every Paddle OpProto marks extra.
 _EXTRA_FOR_UNKNOWN = ("op_callstack", "with_quant_attr", "use_mkldnn", "use_onednn")
-_BLOCK_ATTRS = (AttrType.BLOCK, AttrType.BLOCKS)
 
 # Paddle 3.3.1's op_version_map, written into every inference model it saves.
 PADDLE_OP_VERSIONS = [
@@ -102,15 +101,6 @@ def inference_program(program: Program, feed_names: list[str],
     return copy
 
 
-def _sub_blocks(op) -> list[int]:
-    """The blocks `op` runs (indices the program does not have are the checker's business)."""
-    found = []
-    for name, value in op.attrs.items():
-        if op.attr_types.get(name) in _BLOCK_ATTRS:
-            found.extend(value if isinstance(value, list) else [value])
-    return [i for i in found if 0 < i < len(op.block.program.blocks)]
-
-
 def _drop_backward_blocks(op, program: Program) -> None:
     """Inference needs no backward blocks (those with a forward_block_idx): a BLOCKS list drops
     them, as Paddle does for pylayer's `blocks = [forward, backward]`."""
@@ -127,7 +117,7 @@ def _is_backward(block) -> bool:
 def _reads(program: Program, op, seen: set) -> set:
     """Names `op` reads, including what the ops of its sub-blocks read (transitively)."""
     names = set(op.input_arg_names)
-    for idx in _sub_blocks(op):
+    for idx in op.sub_block_ids():
         if idx not in seen:
             seen.add(idx)
             for inner in program.blocks[idx].ops:

@@ -22,19 +22,12 @@ from ..registry import REQUIRED, Attr, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import EMPTY_VAR, grad_name
 
-_BLOCK_ATTR_TYPES = (T.BLOCK, T.BLOCKS)
 
 
 # --- sub-block analysis (shared with the builder in pyir/pylayer.py) -------------------------
 def sub_blocks(op: Operator) -> list[Block]:
     """The blocks an op holds through BLOCK / BLOCKS attributes, in attribute order."""
-    program = op.block.program
-    found = []
-    for name, value in op.attrs.items():
-        if op.attr_types.get(name) in _BLOCK_ATTR_TYPES:
-            for idx in value if isinstance(value, list) else [value]:
-                found.append(program.blocks[idx])
-    return found
+    return [op.block.program.blocks[i] for i in op.sub_block_ids()]
 
 
 def block_reads(block: Block) -> list[str]:
