@@ -23,7 +23,6 @@ from ..registry import AttrType as T
 from ._helpers import EMPTY_VAR, grad_name
 
 
-
 # --- sub-block analysis (shared with the builder in pyir/pylayer.py) -------------------------
 def sub_blocks(op: Operator) -> list[Block]:
     """The blocks an op holds through BLOCK / BLOCKS attributes, in attribute order."""
