@@ -25,8 +25,8 @@ import click
 import numpy as np
 
 from pyir import dtypes, framework, registry
-from pyir.builder import ROLE_BACKWARD
 from pyir.errors import BuildError, PyirError, Where
+from pyir.io import default_outputs
 from pyir.framework import FEED_MINIBATCH, FETCH_LIST, Program
 
 _PYIR_DIR = os.path.dirname(os.path.abspath(framework.__file__))
@@ -207,39 +207,9 @@ def _outputs(main: Program, fetches: tuple[str, ...], path: str) -> list[str]:
     return names
 
 
-def default_outputs(program: Program) -> list[str]:
-    """What a model computes: the non-persistable global variables some op writes and no op
-    (in any block) reads, in the order they are written, without the side outputs of forward
-    ops (a leaf whose sibling outputs are read: unsqueeze2's XShape, the Softmax of
-    softmax_with_cross_entropy, a dropout Mask). Gradients written by backward ops stay.
-
-    Example:
-        >>> default_outputs(main)            # an MLP: ['fc_1.tmp_2']
-    """
-    read = {n for b in program.blocks for op in b.ops for n in op.input_arg_names}
-    block = program.global_block()
-    found: dict[str, None] = {}
-    for op in block.ops:
-        if _is_io(op):
-            continue
-        outs = [n for n in op.output_arg_names if n in block.vars]
-        if not _is_backward(op) and any(n in read for n in outs):
-            continue  # its result is used further on: its unread outputs are side outputs
-        for name in outs:
-            var = block.vars[name]
-            if name not in read and not var.persistable and var.type not in (FEED_MINIBATCH,
-                                                                               FETCH_LIST):
-                found[name] = None
-    return list(found)
-
-
 def _is_io(op) -> bool:
     opdef = registry.lookup(op.type)
     return opdef is not None and opdef.io is not None
-
-
-def _is_backward(op) -> bool:
-    return bool(int(op.attrs.get("op_role", 0)) & ROLE_BACKWARD)
 
 
 def state_updates(program: Program) -> list[str]:

@@ -161,12 +161,10 @@ def differentiate(program: Program, loss: str | None = None, wrt=None,
 def default_loss(program: Program) -> str:
     """The program's single scalar float output: among its fetch targets, else among the
     variables no op reads."""
-    from .plan import io_targets
+    from .io import default_fetch_names
 
     block = program.global_block()
-    read = {n for op in block.ops for n in op.input_arg_names}
-    outputs = io_targets(program, "fetch") or list(dict.fromkeys(
-        n for op in block.ops for n in op.output_arg_names if n not in read))
+    outputs = default_fetch_names(program)
     scalars = [n for n in outputs if (v := block.find_var(n)) is not None and v.dtype is not None
                and dtypes.is_float(v.dtype) and v.shape is not None
                and math.prod(v.shape) == 1 and not v.persistable]

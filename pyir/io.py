@@ -21,13 +21,12 @@ import numpy as np
 
 from . import registry
 from ._proto.framework_pb2 import AttrType
-from .builder import emit
+from .builder import ROLE_BACKWARD, emit
 from .checker import check_program
 from .errors import FormatError, PyirError, Where
 from .framework import FEED_MINIBATCH, FETCH_LIST, Program, Variable
 from .params import read_params
 from .plan import io_targets
-from .registry import EMPTY_VAR
 from .serialize import PADDLE_VERSION, load_program, temp_beside
 
 READER, RAW = 15, 17
@@ -360,18 +359,33 @@ def default_feed_names(program: Program) -> list[str]:
 
 
 def default_fetch_names(program: Program) -> list[str]:
-    """The outputs: fetch targets by `col`, else non-persistable tensors no op reads."""
-    targets = io_targets(program, "fetch")
-    if targets:
-        return targets
-    block = program.global_block()
+    """The outputs: fetch targets by `col`, else `default_outputs`."""
+    return io_targets(program, "fetch") or default_outputs(program)
+
+
+def default_outputs(program: Program) -> list[str]:
+    """What a model computes: the non-persistable global variables some op writes and no op
+    (in any block) reads, in the order they are written, without the side outputs of forward
+    ops (a leaf whose sibling outputs are read: unsqueeze2's XShape, the Softmax of
+    softmax_with_cross_entropy, a dropout Mask). Gradients written by backward ops stay.
+
+    Example:
+        >>> default_outputs(main)            # an MLP: ['fc_1.tmp_2']
+    """
     read = {n for b in program.blocks for op in b.ops for n in op.input_arg_names}
-    found = {}
+    block = program.global_block()
+    found: dict[str, None] = {}
     for op in block.ops:
-        for name in op.output_arg_names:
-            var = block.vars.get(name)
-            if var is not None and var.dtype is not None and name not in read \
-                    and not var.persistable and name != EMPTY_VAR:
+        opdef = registry.lookup(op.type)
+        if opdef is not None and opdef.io is not None:
+            continue
+        outs = [n for n in op.output_arg_names if n in block.vars]
+        if not int(op.attrs.get("op_role", 0)) & ROLE_BACKWARD and any(n in read for n in outs):
+            continue  # its result is used further on: its unread outputs are side outputs
+        for name in outs:
+            var = block.vars[name]
+            if name not in read and not var.persistable and var.type not in (FEED_MINIBATCH,
+                                                                               FETCH_LIST):
                 found[name] = None
     return list(found)
 

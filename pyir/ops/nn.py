@@ -59,7 +59,7 @@ def mul_grad(X, Y, Out_grad, x_num_col_dims, y_num_col_dims):
     return {"X@GRAD": (g2 @ y2.T).reshape(X.shape), "Y@GRAD": dy.reshape(Y.shape)}
 
 
-# --- fc: Paddle's fused inference op (mul + elementwise_add + activation) --------------------------
+# --- fc: Paddle's fused inference op (mul + elementwise_add + activation) ----------------------
 _FC_ATTRS = [Attr("in_num_col_dims", T.INT, 1), Attr("activation_type", T.STRING, ""),
              Attr("padding_weights", T.BOOLEAN, False)]
 
