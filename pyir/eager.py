@@ -26,6 +26,7 @@ from . import dtypes, registry
 from .errors import GradError, KernelError, PyirError, Where
 from .framework import OpView, Variable
 from .ops._helpers import EMPTY_VAR, grad_name
+from .tensor import SCALAR_AS_SCALE
 
 _grad_enabled = [True]
 _serial = itertools.count()
@@ -314,13 +315,14 @@ def _scalar_or(op_type: str, scalar_rule, reflected: bool = False, to_float: boo
 
 
 _OPERATORS = {
-    "__add__": _scalar_or("elementwise_add", lambda s: (1.0, s)),
-    "__radd__": _scalar_or("elementwise_add", lambda s: (1.0, s), reflected=True),
-    "__sub__": _scalar_or("elementwise_sub", lambda s: (1.0, -s)),
-    "__rsub__": _scalar_or("elementwise_sub", lambda s: (-1.0, s), reflected=True),
-    "__mul__": _scalar_or("elementwise_mul", lambda s: (s, 0.0)),
-    "__rmul__": _scalar_or("elementwise_mul", lambda s: (s, 0.0), reflected=True),
-    "__truediv__": _scalar_or("elementwise_div", lambda s: (1.0 / s, 0.0), to_float=True),
+    "__add__": _scalar_or("elementwise_add", SCALAR_AS_SCALE["__add__"]),
+    "__radd__": _scalar_or("elementwise_add", SCALAR_AS_SCALE["__radd__"], reflected=True),
+    "__sub__": _scalar_or("elementwise_sub", SCALAR_AS_SCALE["__sub__"]),
+    "__rsub__": _scalar_or("elementwise_sub", SCALAR_AS_SCALE["__rsub__"], reflected=True),
+    "__mul__": _scalar_or("elementwise_mul", SCALAR_AS_SCALE["__mul__"]),
+    "__rmul__": _scalar_or("elementwise_mul", SCALAR_AS_SCALE["__rmul__"], reflected=True),
+    "__truediv__": _scalar_or("elementwise_div", SCALAR_AS_SCALE["__truediv__"],
+                              to_float=True),
     "__rtruediv__": _scalar_or("elementwise_div", None, reflected=True, to_float=True),
     "__pow__": lambda self, other: _tensor_function("pow")(
         self, other if isinstance(other, numbers.Number) else _other(self, other)),

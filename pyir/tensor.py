@@ -541,15 +541,32 @@ def _rmatmul_operator(self, other):
     return _operator("matmul_v2", {"X": other, "Y": self}, {"trans_x": False, "trans_y": False})
 
 
+# Paddle's rule for an operator with a Python scalar: a `scale` op with (scale, bias) from the
+# scalar. Eager Tensors (pyir/eager.py) follow the same table.
+SCALAR_AS_SCALE = {
+    "__add__": lambda s: (1.0, s),
+    "__radd__": lambda s: (1.0, s),
+    "__sub__": lambda s: (1.0, -s),
+    "__rsub__": lambda s: (-1.0, s),
+    "__mul__": lambda s: (s, 0.0),
+    "__rmul__": lambda s: (s, 0.0),
+    "__truediv__": lambda s: (1.0 / s, 0.0),
+}
+
+
+def _scaled(dunder: str):
+    rule = SCALAR_AS_SCALE[dunder]
+    return lambda x, s: _scale_op(x, *rule(s))
+
+
 _OPERATORS = {
-    "__add__": _binary_operator("add", lambda x, s: _scale_op(x, 1.0, s)),
-    "__radd__": _binary_operator("add", lambda x, s: _scale_op(x, 1.0, s), reflected=True),
-    "__sub__": _binary_operator("sub", lambda x, s: _scale_op(x, 1.0, -s)),
-    "__rsub__": _binary_operator("sub", lambda x, s: _scale_op(x, -1.0, s), reflected=True),
-    "__mul__": _binary_operator("mul", lambda x, s: _scale_op(x, s, 0.0)),
-    "__rmul__": _binary_operator("mul", lambda x, s: _scale_op(x, s, 0.0), reflected=True),
-    "__truediv__": _binary_operator("div", lambda x, s: _scale_op(x, 1.0 / s, 0.0),
-                                    to_float=True),
+    "__add__": _binary_operator("add", _scaled("__add__")),
+    "__radd__": _binary_operator("add", _scaled("__radd__"), reflected=True),
+    "__sub__": _binary_operator("sub", _scaled("__sub__")),
+    "__rsub__": _binary_operator("sub", _scaled("__rsub__"), reflected=True),
+    "__mul__": _binary_operator("mul", _scaled("__mul__")),
+    "__rmul__": _binary_operator("mul", _scaled("__rmul__"), reflected=True),
+    "__truediv__": _binary_operator("div", _scaled("__truediv__"), to_float=True),
     "__rtruediv__": _binary_operator("div", reflected=True, to_float=True),
     "__pow__": _binary_operator("pow"),
     "__rpow__": _binary_operator("pow", reflected=True),
