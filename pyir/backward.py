@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from . import dtypes, registry
-from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS
+from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
 from .framework import Block, Operator, Parameter, Program, Variable
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, GradOp
@@ -112,8 +112,8 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
     Example:
         >>> [dx] = pyir.static.gradients([y], [x])
     """
-    targets, inputs = _as_list(targets), _as_list(inputs)
-    tgrads = _as_list(target_gradients) or [None] * len(targets)
+    targets, inputs = as_list(targets), as_list(inputs)
+    tgrads = as_list(target_gradients) or [None] * len(targets)
     if len(tgrads) != len(targets):
         raise GradError(f"gradients: {len(targets)} targets but {len(tgrads)} target_gradients")
     block = _check_target(targets[0])
@@ -561,12 +561,6 @@ def _check_target(var) -> Block:
 
 def _name(v) -> str:
     return v if isinstance(v, str) else v.name
-
-
-def _as_list(value) -> list:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _in_names(g: GradOp) -> list:

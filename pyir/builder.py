@@ -28,7 +28,8 @@ def op_role(role: int):
         _role.pop()
 
 
-def _as_list(value) -> list:
+def as_list(value) -> list:
+    """None -> [], a list/tuple -> a list, anything else -> [it]."""
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
@@ -67,7 +68,7 @@ def emit(op_type: str, inputs: dict[str, Any] | None = None, attrs: dict[str, An
     opdef = registry.get(op_type)
     block = block or default_main_program().current_block()
     where = Where(block=block.idx, op_type=op_type)
-    in_vars = {s.name: _as_list((inputs or {}).get(s.name)) for s in opdef.inputs}
+    in_vars = {s.name: as_list((inputs or {}).get(s.name)) for s in opdef.inputs}
     unknown = set(inputs or {}) - set(in_vars)
     if unknown:
         raise BuildError(f"op {op_type} has no input slot {sorted(unknown)[0]!r}", where)
@@ -81,7 +82,7 @@ def emit(op_type: str, inputs: dict[str, Any] | None = None, attrs: dict[str, An
     for name, value in full_attrs.items():
         _check_attr(opdef, name, value, where)
 
-    out_vars = {s.name: _as_list((outputs or {}).get(s.name)) for s in opdef.outputs}
+    out_vars = {s.name: as_list((outputs or {}).get(s.name)) for s in opdef.outputs}
     missing = [s for s in opdef.outputs if not out_vars[s.name] and not s.dispensable]
     if missing:
         if opdef.infer is None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import dtypes, registry
 from .backward import differentiate, gradients, grad_var_name
-from .builder import emit
+from .builder import as_list, emit
 from .errors import CallableError, GradError, KernelError
 from .executor import Executor, Scope
 from .framework import Program, program_guard, unique_name
@@ -83,7 +83,7 @@ def check_op_example(op_type: str, example: registry.Example, eps: float = 1e-6,
                  for k, v in example.attrs.items()}
         outs = emit(op_type, ins, attrs, block=program.global_block())
     used = _outputs_the_rule_reads(program.global_block().ops[-1], opdef)
-    out_vars = [v for slot in opdef.outputs for v in _as_list(outs.get(slot.name))
+    out_vars = [v for slot in opdef.outputs for v in as_list(outs.get(slot.name))
                 if v is not None and v.name in used and dtypes.is_float(v.dtype)]
     if not out_vars:
         raise GradError(f"op {op_type}: its gradient rule reads no float output gradient")
@@ -180,12 +180,6 @@ def _sample(size: int, max_elements, rng) -> np.ndarray:
     if max_elements is None or size <= max_elements:
         return np.arange(size)
     return np.sort(rng.choice(size, max_elements, replace=False))
-
-
-def _as_list(value) -> list:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 # --- a whole program --------------------------------------------------------------------------
