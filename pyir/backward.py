@@ -24,7 +24,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from . import dtypes, registry
+from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
 from .framework import Block, Operator, Parameter, Program, Variable
@@ -481,30 +481,24 @@ def _declare_grad_var(block: Block, name: str) -> Variable:
 
 
 def _append_op(block: Block, g: GradOp, role: int, forward: Operator | None) -> Operator:
-    """Append `g` with its declared attribute defaults and Paddle's common attributes."""
+    """Append `g` as `binding.written_attrs` lays out attributes; one the grad op does not
+    declare keeps the wire type the forward op gave it."""
     gdef = registry.get(g.type)
-    attrs = {k: v for k, v in registry.resolved_attrs(gdef, g.attrs).items()
-             if v is not registry.REQUIRED}
-    attrs.update(g.attrs)
-    attrs.setdefault("op_role", role)
-    attrs.setdefault("op_role_var", [])
     fwd_attrs = forward.attrs if forward is not None else {}
-    attrs.setdefault("op_namescope", fwd_attrs.get("op_namescope", "/") if forward else "")
-    attrs.setdefault("op_device", fwd_attrs.get("op_device", ""))
-    attrs = dict(sorted(attrs.items()))
-    types = {k: _attr_type(g.type, k, v, forward) for k, v in attrs.items()}
+
+    def forward_type(name, value):
+        if forward is not None and gdef.attr_spec(name) is None \
+                and name in forward.attr_types and name not in registry.COMMON_ATTRS:
+            return forward.attr_types[name]
+        return None
+
+    attrs, types = binding.written_attrs(
+        gdef, g.attrs, role=role,
+        namescope=fwd_attrs.get("op_namescope", "/") if forward is not None else "",
+        device=fwd_attrs.get("op_device", ""), wire_type=forward_type)
     return block.append_op(g.type, inputs=dict(sorted(g.inputs.items())),
                            outputs=dict(sorted(g.outputs.items())), attrs=attrs,
                            attr_types=types)
-
-
-def _attr_type(op_type: str, name: str, value, forward: Operator | None) -> int:
-    """Declared type; else the forward op's wire type for a copied attribute; else a guess."""
-    gdef = registry.lookup(op_type)
-    if (gdef is None or gdef.attr_spec(name) is None) and forward is not None \
-            and name in forward.attr_types and name not in registry.COMMON_ATTRS:
-        return forward.attr_types[name]
-    return registry.attr_type_for(op_type, name, value)
 
 
 def _mark_loss_op(block: Block, loss: Variable) -> None:

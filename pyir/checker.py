@@ -9,7 +9,7 @@ of raising on unknown op types).
 
 from __future__ import annotations
 
-from . import registry
+from . import binding, registry
 from ._proto.framework_pb2 import AttrType
 from .errors import CheckError, Where
 from .framework import Operator, Program
@@ -66,25 +66,12 @@ def _check_op(op: Operator, where: Where, nblocks: int):
         yield CheckError(f"unknown op type {op.type!r}: pyir cannot run it "
                          f"(`pyir ops` lists the supported ops)", where)
         return
-    for kind, slots, declared in (("input", op.inputs, opdef.inputs),
-                                  ("output", op.outputs, opdef.outputs)):
-        known = {s.name: s for s in declared}
-        for slot, names in slots.items():
-            if slot not in known:
-                yield CheckError(f"op {op.type} has no {kind} slot {slot!r} (its {kind}s: "
-                                 f"{', '.join(known) or 'none'})", where)
-            elif len(names) > 1 and not known[slot].duplicable:
-                yield CheckError(f"{kind} slot {slot!r} takes one variable, got {len(names)}",
-                                 where)
-        if kind == "input":
-            for s in declared:
-                if not s.dispensable and not slots.get(s.name):
-                    yield CheckError(f"op {op.type} needs input slot {s.name!r}", where)
+    for problem in binding.slot_problems(opdef, op.inputs, op.outputs):
+        yield CheckError(problem, where)
     for name, attr_type in op.attr_types.items():
         spec = opdef.attr_spec(name)
         if spec is not None and not registry.attr_type_ok(spec.type, attr_type):
             yield CheckError(f"attribute {name!r} has type {AttrType.Name(attr_type)}, expected "
                              f"{AttrType.Name(spec.type)}", where)
-    for spec in opdef.attrs:
-        if spec.default is registry.REQUIRED and spec.name not in op.attrs:
-            yield CheckError(f"op {op.type} needs attribute {spec.name!r}", where)
+    for problem in binding.required_attr_problems(opdef, op.attrs):
+        yield CheckError(problem, where)

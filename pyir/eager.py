@@ -22,7 +22,7 @@ import numbers
 
 import numpy as np
 
-from . import dtypes, registry
+from . import binding, dtypes, registry
 from .errors import GradError, KernelError, PyirError, Where
 from .framework import OpView, Variable
 from .ops._helpers import EMPTY_VAR, grad_name
@@ -401,8 +401,10 @@ def run_op(op_type: str, inputs: dict | None = None, attrs: dict | None = None) 
     if opdef.runtime:
         raise PyirError(f"op {op_type} needs a program to run ({', '.join(opdef.runtime)}); "
                         f"it has no eager form", Where(op_type=op_type))
-    full = _kernel_attrs(opdef, attrs or {})
-    args, names, tensors = _gather(opdef, inputs or {})
+    where = Where(op_type=op_type)
+    binding.check_attr_names(opdef, attrs or {}, where)
+    full = binding.kernel_attrs(opdef, attrs or {}, where)
+    args, names, tensors = _gather(opdef, binding.slot_values(opdef, inputs, where))
     try:
         results = opdef.kernel(*args, *full.values())
     except PyirError:
@@ -419,16 +421,11 @@ def run_op(op_type: str, inputs: dict | None = None, attrs: dict | None = None) 
     return outs
 
 
-def _gather(opdef, inputs: dict) -> tuple[list, dict, list]:
+def _gather(opdef, values: dict) -> tuple[list, dict, list]:
     """Kernel arguments, local names per input slot, and [(local name, Tensor)]."""
-    unknown = set(inputs) - {s.name for s in opdef.inputs}
-    if unknown:
-        raise PyirError(f"op {opdef.type} has no input slot {sorted(unknown)[0]!r}",
-                        Where(op_type=opdef.type))
-    args, names, tensors = [], {}, []
+    names, tensors, arrays = {}, [], {}
     for slot in opdef.inputs:
-        value = inputs.get(slot.name)
-        items = [] if value is None else list(value) if slot.duplicable else [value]
+        items = values[slot.name]
         if any(isinstance(v, Variable) for v in items):
             raise PyirError(f"op {opdef.type} got a static Variable and eager Tensors: build "
                             f"with Variables only (static) or Tensors only (eager)",
@@ -437,9 +434,8 @@ def _gather(opdef, inputs: dict) -> tuple[list, dict, list]:
         # One name per occurrence: x * x gets X0 and Y0, whose gradients then add up.
         names[slot.name] = [f"{slot.param}{i}" for i in range(len(items))]
         tensors += zip(names[slot.name], items)
-        values = [t._value for t in items]
-        args.append(values if slot.duplicable else (values[0] if values else None))
-    return args, names, tensors
+        arrays[slot.name] = [t._value for t in items]
+    return binding.kernel_args(opdef, arrays), names, tensors
 
 
 def _wrap(opdef, results: dict) -> tuple[dict, dict, dict]:
@@ -454,21 +450,6 @@ def _wrap(opdef, results: dict) -> tuple[dict, dict, dict]:
         tensors.update(zip(names[slot.name], made))
         outs[slot.name] = made if slot.duplicable else made[0]
     return outs, names, tensors
-
-
-def _kernel_attrs(opdef, attrs: dict) -> dict:
-    """The op's declared attributes in kernel order; Paddle's common attributes are dropped."""
-    unknown = [k for k in attrs if opdef.attr_spec(k) is None and k not in registry.COMMON_ATTRS]
-    if unknown:
-        known = ", ".join(a.name for a in opdef.attrs) or "none"
-        raise PyirError(f"op {opdef.type} has no attribute {unknown[0]!r} (its attributes: "
-                        f"{known})", Where(op_type=opdef.type))
-    full = registry.resolved_attrs(opdef, attrs)
-    missing = [k for k, v in full.items() if v is registry.REQUIRED]
-    if missing:
-        raise PyirError(f"op {opdef.type} needs attribute {missing[0]!r}",
-                        Where(op_type=opdef.type))
-    return full
 
 
 # --- the tape ----------------------------------------------------------------------------
@@ -513,23 +494,15 @@ class _OpNode(Node):
 
 def _run_grad_op(gop, env: dict, forward_type: str) -> None:
     gdef = registry.get(gop.type)
+    where = Where(op_type=gop.type)
     if gdef.runtime:
         raise GradError(f"the gradient of op {forward_type} ({gop.type}) needs a program; it "
-                        f"cannot run in eager mode", Where(op_type=gop.type))
-    args = []
-    for slot in gdef.inputs:
-        names = [n for n in gop.inputs.get(slot.name, []) if n != EMPTY_VAR]
-        if slot.duplicable:
-            args.append([env.get(n) for n in names])
-        else:
-            args.append(env.get(names[0]) if names else None)
+                        f"cannot run in eager mode", where)
+    values = {slot: [env.get(n) for n in names if n != EMPTY_VAR]
+              for slot, names in gop.inputs.items()}
     # Makers copy the forward op's attributes; the grad kernel takes the ones it declares.
-    attrs = registry.resolved_attrs(gdef, gop.attrs)
-    missing = [k for k, v in attrs.items() if v is registry.REQUIRED]
-    if missing:
-        raise GradError(f"grad op {gop.type} of {forward_type} needs attribute {missing[0]!r}",
-                        Where(op_type=gop.type))
-    results = gdef.kernel(*args, *attrs.values())
+    attrs = binding.kernel_attrs(gdef, gop.attrs, where, GradError)
+    results = gdef.kernel(*binding.kernel_args(gdef, values), *attrs.values())
     for slot, names in gop.outputs.items():
         value = results.get(slot)
         if value is None:

@@ -21,7 +21,7 @@ from functools import partial
 
 import numpy as np
 
-from . import codegen, dtypes, registry
+from . import binding, codegen, dtypes, registry
 from .checker import check_program
 from .errors import CheckError, FeedError, KernelError, PyirError, Where
 from .framework import Program
@@ -255,21 +255,10 @@ def _select_ops(block, fed: set, fetches: tuple) -> list:
 
 
 def _make_step(program: Program, op, opdef, where: Where) -> Step:
-    attrs = {}
-    for spec in opdef.attrs:
-        value = op.attrs.get(spec.name, spec.default)
-        if value is registry.REQUIRED:
-            raise CheckError(f"op {op.type} needs attribute {spec.name!r}", where)
-        attrs[spec.name] = value
+    attrs = binding.kernel_attrs(opdef, op.attrs, where, CheckError)
     if opdef.prepare is not None:
         attrs.update(opdef.prepare(op, PlanContext(program, where)))
-    args = []
-    for slot in opdef.inputs:
-        names = op.inputs.get(slot.name, [])
-        if slot.duplicable:
-            args.append(tuple(names))
-        else:
-            args.append(names[0] if names else None)
+    args = binding.kernel_args(opdef, op.inputs, pack=tuple)
     outs = []
     block = op.block
     for slot in opdef.outputs:
