@@ -26,15 +26,6 @@ int32, int64 = np.dtype("int32"), np.dtype("int64")
 uint8, bool = np.dtype("uint8"), np.dtype("bool")  # noqa: A001 - Paddle spells it paddle.bool
 
 
-class CPUPlace:
-    """The only place pyir runs on; accepted wherever Paddle takes a place."""
-
-    def __repr__(self) -> str:
-        return "Place(cpu)"
-
-
-CUDAPlace = CPUPlace
-
 def enable_static() -> None:
     """Creation functions (ones, full, randn, ...) build ops instead of making eager tensors."""
     framework.static_mode[0] = True
@@ -49,7 +40,8 @@ def in_dynamic_mode() -> _builtins.bool:
 
 
 # The public API of each part; every module lists its own names in __all__.
+from .device import *  # noqa: E402,F401,F403
 from .tensor import *  # noqa: E402,F401,F403
 from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
-from . import autograd, fluid, nn, optimizer, regularizer, static  # noqa: E402,F401
+from . import autograd, device, fluid, nn, optimizer, regularizer, static  # noqa: E402,F401

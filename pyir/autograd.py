@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
-from .eager import Node, Tensor, array_of, is_grad_enabled, no_grad
+from .eager import (Node, Tensor, array_of, backward_into_leaves, grad, is_grad_enabled,
+                    no_grad, walk_tape)
 from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer
@@ -107,92 +108,6 @@ def _check_overridden(cls) -> None:
         if getattr(cls, name) is getattr(PyLayer, name):
             raise PyirError(f"PyLayer subclass {cls.__name__} must define a static {name}(ctx, "
                             f"...)", _at(cls, name))
-
-
-# --- the tape walk -------------------------------------------------------------------------
-def _backward(roots: list, capture: dict | None = None) -> dict:
-    """Propagate gradients from `roots` [(tensor, grad array)] down the tape.
-
-    Returns {id(leaf): (leaf, grad)} for leaves with stop_gradient=False. With `capture`
-    ({id(tensor): tensor}), the gradients of those tensors are stored in capture's values
-    instead: capture[id] becomes (tensor, grad or None).
-    """
-    pending: dict = {}
-    leaves: dict = {}
-
-    def give(tensor: Tensor, grad) -> None:
-        if grad is None or tensor.stop_gradient:
-            return
-        key = (tensor._node.seq, tensor._slot) if tensor._node is not None else id(tensor)
-        if key in pending:
-            pending[key] = pending[key] + grad
-        else:
-            pending[key] = grad
-            if tensor._node is None:
-                leaves[id(tensor)] = tensor
-
-    for tensor, grad in roots:
-        give(tensor, np.asarray(grad, dtype=tensor.dtype))
-    for node in _nodes_newest_first([t for t, _ in roots]):
-        out_grads = {name: pending.pop((node.seq, name), None) for name in node.outputs}
-        if capture is not None:
-            for name, tensor in node.outputs.items():
-                if id(tensor) in capture:
-                    capture[id(tensor)] = (tensor, out_grads[name])
-        if all(g is None for g in out_grads.values()):
-            continue
-        in_grads = node.backward(out_grads)
-        for name, tensor in node.inputs:
-            give(tensor, in_grads.get(name))
-    return {k: (t, pending[k]) for k, t in leaves.items()}
-
-
-def backward_into_leaves(tensors: list, grad_tensors: list) -> None:
-    """Accumulate d(sum of tensors)/d(leaf) into `.grad` of every leaf that wants one.
-
-    `grad_tensors` gives each tensor's gradient (None: ones of its shape).
-    """
-    roots = [(t, np.ones_like(t._value) if g is None else array_of(g))
-             for t, g in zip(tensors, grad_tensors)]
-    for tensor, g in _backward(roots).values():
-        tensor.grad = Tensor(g) if tensor.grad is None else Tensor(tensor.grad._value + g)
-
-
-def _nodes_newest_first(tensors: list) -> list:
-    """Every node the tensors depend on; a node is always newer than its inputs' nodes."""
-    seen, stack = {}, [t._node for t in tensors if t._node is not None]
-    while stack:
-        node = stack.pop()
-        if node.seq in seen:
-            continue
-        seen[node.seq] = node
-        stack += [t._node for _, t in node.inputs if t._node is not None]
-    return [seen[k] for k in sorted(seen, reverse=True)]
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
-         only_inputs: bool = True, allow_unused: bool = False, no_grad_vars=None) -> list:
-    """The gradients of sum(outputs) w.r.t. `inputs`, without touching any `.grad`.
-
-    Example:
-        >>> (dx,) = pyir.grad([y], [x])
-    """
-    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    seeds = grad_outputs if isinstance(grad_outputs, (list, tuple)) else [grad_outputs] * len(
-        outputs)
-    roots = [(o, np.ones_like(o._value) if g is None else array_of(g))
-             for o, g in zip(outputs, seeds)]
-    capture: dict[int, Any] = {id(t): (t, None) for t in inputs}
-    leaves = _backward(roots, capture)
-    result = []
-    for t in inputs:
-        found = leaves.get(id(t), capture[id(t)])[1]
-        if found is None and not allow_unused:
-            raise GradError(f"an input of grad() ({t.name}) is not used to compute the outputs; "
-                            f"pass allow_unused=True to get None for it")
-        result.append(None if found is None else Tensor(found))
-    return result
 
 
 # --- eager -------------------------------------------------------------------------------

@@ -23,10 +23,10 @@ import numbers
 import numpy as np
 
 from . import binding, dtypes, registry
+from .device import CPUPlace
 from .errors import GradError, KernelError, PyirError, Where
 from .framework import OpView, Variable
-from .ops._helpers import EMPTY_VAR, grad_name
-from .tensor import SCALAR_AS_SCALE
+from .registry import EMPTY_VAR, grad_name
 
 _grad_enabled = [True]
 _serial = itertools.count()
@@ -109,8 +109,6 @@ class Tensor:
 
     @property
     def place(self):
-        from . import CPUPlace
-
         return CPUPlace()
 
     @property
@@ -135,20 +133,6 @@ class Tensor:
     def __int__(self) -> int:
         return int(self._value)
 
-    def __getitem__(self, index):
-        """Ints, slices (any step) and `...` index through the `strided_slice` op, so they
-        differentiate; other indices (arrays, masks, None) only on stop_gradient tensors."""
-        attrs = _strided_slice_attrs(index, self.shape)
-        if attrs is None:
-            if not self.stop_gradient:
-                raise PyirError(f"indexing with {index!r} is not differentiable in pyir's eager "
-                                f"mode; use ints and slices, pyir.gather, or index t.detach()")
-            return Tensor(self._value[index])
-        out = run_op("strided_slice", {"Input": self}, attrs)["Out"]
-        if len(attrs["decrease_axis"]) == self.ndim:  # every axis indexed: a 0-d result
-            out = run_op("reshape2", {"X": out}, {"shape": []})["Out"]
-        return out
-
     def __repr__(self) -> str:
         return (f"Tensor(shape={self.shape}, dtype={dtypes.name_of(self.dtype)}, "
                 f"place=Place(cpu), stop_gradient={self.stop_gradient},\n"
@@ -165,8 +149,6 @@ class Tensor:
         if self.stop_gradient:
             raise GradError(f"backward() on a tensor with stop_gradient=True ({self.name}): no "
                             f"input of it needs a gradient; set stop_gradient=False on a leaf")
-        from .autograd import backward_into_leaves
-
         backward_into_leaves([self], [grad_tensor])
 
     def gradient(self) -> np.ndarray | None:
@@ -181,44 +163,6 @@ class Tensor:
     def detach(self) -> "Tensor":
         """The same value, cut from the tape."""
         return Tensor(self._value)
-
-    def astype(self, dtype) -> "Tensor":
-        return _tensor_function("cast")(self, dtype)
-
-    # Methods such as t.mean(), t.sum(), t.tanh(), t.reshape(...) are pyir's functions.
-    def __getattr__(self, name: str):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        fn = _tensor_function(name, missing_ok=True)
-        if fn is None:
-            raise AttributeError(f"'Tensor' object has no attribute {name!r}")
-        return functools.partial(fn, self)
-
-
-def _strided_slice_attrs(index, shape: list) -> dict | None:
-    """`strided_slice` attributes for an index of ints, slices and one `...`; else None."""
-    index = index if isinstance(index, tuple) else (index,)
-    if sum(i is Ellipsis for i in index) > 1 or not all(
-            i is Ellipsis or isinstance(i, (slice, numbers.Integral)) for i in index):
-        return None
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        index = index[:at] + (slice(None),) * (len(shape) - len(index) + 1) + index[at + 1:]
-    if len(index) > len(shape):
-        return None
-    attrs = {"axes": [], "starts": [], "ends": [], "strides": [], "decrease_axis": []}
-    for axis, (item, dim) in enumerate(zip(index, shape)):
-        if isinstance(item, slice):
-            start, end, step = item.indices(dim)
-            end = -dim - 1 if end < 0 else end  # a negative step running past the front
-        else:
-            start = int(item) + dim if item < 0 else int(item)
-            end, step = start + 1, 1
-            attrs["decrease_axis"].append(axis)
-        for key, value in zip(("axes", "starts", "ends", "strides"), (axis, start, end, step)):
-            attrs[key].append(value)
-    attrs["infer_flags"] = [1] * len(attrs["axes"])
-    return attrs
 
 
 # --- printing, as Paddle prints tensors ------------------------------------------------------
@@ -269,82 +213,6 @@ def _nested(value: np.ndarray, summarize: bool, items, depth: int) -> str:
     parts = ["..." if i is None else _nested(value[i], summarize, items, depth + 1)
              for i in rows]
     return "[" + gap.join(parts) + "]"
-
-
-def _tensor_function(name: str, missing_ok: bool = False):
-    from . import tensor as tensor_api
-
-    fn = getattr(tensor_api, name, None) if name in getattr(tensor_api, "__all__", ()) else None
-    if fn is None and not missing_ok:
-        raise PyirError(f"pyir has no function {name!r} for eager Tensors")
-    return fn
-
-
-def _other(self: Tensor, other) -> Tensor:
-    """The second operand of an operator as a Tensor (a Python scalar takes self's dtype)."""
-    if isinstance(other, Tensor):
-        return other
-    if isinstance(other, Variable):
-        raise PyirError(f"cannot combine eager Tensor {self.name} with static Variable "
-                        f"{other.name}: build with Variables only (static) or Tensors only (eager)")
-    return Tensor(np.asarray(other, dtype=self.dtype if np.isscalar(other) else None))
-
-
-def _elementwise(op_type: str, reflected: bool = False):
-    def method(self, other):
-        a, b = (_other(self, other), self) if reflected else (self, _other(self, other))
-        return run_op(op_type, {"X": a, "Y": b}, {"axis": -1})["Out"]
-
-    return method
-
-
-def _scalar_or(op_type: str, scalar_rule, reflected: bool = False, to_float: bool = False):
-    """A Python scalar operand becomes a `scale` op (as Paddle emits); a tensor one an
-    elementwise op. Integer tensors divide as float32, as in Paddle."""
-    tensor_rule = _elementwise(op_type, reflected)
-
-    def method(self, other):
-        if to_float and not np.issubdtype(self.dtype, np.floating):
-            self = _tensor_function("cast")(self, "float32")
-        if scalar_rule is not None and isinstance(other, numbers.Number) and \
-                not isinstance(other, bool):
-            return _tensor_function("scale")(self, *scalar_rule(float(other)))
-        return tensor_rule(self, other)
-
-    return method
-
-
-_OPERATORS = {
-    "__add__": _scalar_or("elementwise_add", SCALAR_AS_SCALE["__add__"]),
-    "__radd__": _scalar_or("elementwise_add", SCALAR_AS_SCALE["__radd__"], reflected=True),
-    "__sub__": _scalar_or("elementwise_sub", SCALAR_AS_SCALE["__sub__"]),
-    "__rsub__": _scalar_or("elementwise_sub", SCALAR_AS_SCALE["__rsub__"], reflected=True),
-    "__mul__": _scalar_or("elementwise_mul", SCALAR_AS_SCALE["__mul__"]),
-    "__rmul__": _scalar_or("elementwise_mul", SCALAR_AS_SCALE["__rmul__"], reflected=True),
-    "__truediv__": _scalar_or("elementwise_div", SCALAR_AS_SCALE["__truediv__"],
-                              to_float=True),
-    "__rtruediv__": _scalar_or("elementwise_div", None, reflected=True, to_float=True),
-    "__pow__": lambda self, other: _tensor_function("pow")(
-        self, other if isinstance(other, numbers.Number) else _other(self, other)),
-    "__rpow__": _elementwise("elementwise_pow", reflected=True),
-    "__floordiv__": _elementwise("elementwise_floordiv"),
-    "__rfloordiv__": _elementwise("elementwise_floordiv", reflected=True),
-    "__mod__": _elementwise("elementwise_mod"),
-    "__rmod__": _elementwise("elementwise_mod", reflected=True),
-    "__matmul__": lambda self, other: _tensor_function("matmul")(self, _other(self, other)),
-    "__rmatmul__": lambda self, other: _tensor_function("matmul")(_other(self, other), self),
-    "__neg__": lambda self: _tensor_function("scale")(self, -1.0),
-    "__abs__": lambda self: _tensor_function("abs")(self),
-    "__eq__": _elementwise("equal"),
-    "__ne__": _elementwise("not_equal"),
-    "__lt__": _elementwise("less_than"),
-    "__le__": _elementwise("less_equal"),
-    "__gt__": _elementwise("greater_than"),
-    "__ge__": _elementwise("greater_equal"),
-}
-for _name, _method in _OPERATORS.items():
-    setattr(Tensor, _name, _method)
-Tensor.__hash__ = object.__hash__  # defining __eq__ would otherwise drop it
 
 
 def array_of(value) -> np.ndarray:
@@ -513,16 +381,91 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
                 env[name] = np.asarray(v)
 
 
-def rand(shape, dtype=None, name: str | None = None):
-    """Samples of U[0, 1) (op `uniform_random`), eager or static like `pyir.uniform`.
+# --- the tape walk -------------------------------------------------------------------------
+def walk_tape(roots: list, capture: dict | None = None) -> dict:
+    """Propagate gradients from `roots` [(tensor, grad array)] down the tape.
+
+    Returns {id(leaf): (leaf, grad)} for leaves with stop_gradient=False. With `capture`
+    ({id(tensor): tensor}), the gradients of those tensors are stored in capture's values
+    instead: capture[id] becomes (tensor, grad or None).
+    """
+    pending: dict = {}
+    leaves: dict = {}
+
+    def give(tensor: Tensor, grad) -> None:
+        if grad is None or tensor.stop_gradient:
+            return
+        key = (tensor._node.seq, tensor._slot) if tensor._node is not None else id(tensor)
+        if key in pending:
+            pending[key] = pending[key] + grad
+        else:
+            pending[key] = grad
+            if tensor._node is None:
+                leaves[id(tensor)] = tensor
+
+    for tensor, grad in roots:
+        give(tensor, np.asarray(grad, dtype=tensor.dtype))
+    for node in _nodes_newest_first([t for t, _ in roots]):
+        out_grads = {name: pending.pop((node.seq, name), None) for name in node.outputs}
+        if capture is not None:
+            for name, tensor in node.outputs.items():
+                if id(tensor) in capture:
+                    capture[id(tensor)] = (tensor, out_grads[name])
+        if all(g is None for g in out_grads.values()):
+            continue
+        in_grads = node.backward(out_grads)
+        for name, tensor in node.inputs:
+            give(tensor, in_grads.get(name))
+    return {k: (t, pending[k]) for k, t in leaves.items()}
+
+
+def backward_into_leaves(tensors: list, grad_tensors: list) -> None:
+    """Accumulate d(sum of tensors)/d(leaf) into `.grad` of every leaf that wants one.
+
+    `grad_tensors` gives each tensor's gradient (None: ones of its shape).
+    """
+    roots = [(t, np.ones_like(t._value) if g is None else array_of(g))
+             for t, g in zip(tensors, grad_tensors)]
+    for tensor, g in walk_tape(roots).values():
+        tensor.grad = Tensor(g) if tensor.grad is None else Tensor(tensor.grad._value + g)
+
+
+def _nodes_newest_first(tensors: list) -> list:
+    """Every node the tensors depend on; a node is always newer than its inputs' nodes."""
+    seen, stack = {}, [t._node for t in tensors if t._node is not None]
+    while stack:
+        node = stack.pop()
+        if node.seq in seen:
+            continue
+        seen[node.seq] = node
+        stack += [t._node for _, t in node.inputs if t._node is not None]
+    return [seen[k] for k in sorted(seen, reverse=True)]
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool = False, no_grad_vars=None) -> list:
+    """The gradients of sum(outputs) w.r.t. `inputs`, without touching any `.grad`.
 
     Example:
-        >>> noise = pyir.rand([2, 3], dtype="float64")
+        >>> (dx,) = pyir.grad([y], [x])
     """
-    return _tensor_function("uniform")(shape, dtype, min=0.0, max=1.0, name=name)
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    seeds = grad_outputs if isinstance(grad_outputs, (list, tuple)) else [grad_outputs] * len(
+        outputs)
+    roots = [(o, np.ones_like(o._value) if g is None else array_of(g))
+             for o, g in zip(outputs, seeds)]
+    capture: dict[int, Any] = {id(t): (t, None) for t in inputs}
+    leaves = walk_tape(roots, capture)
+    result = []
+    for t in inputs:
+        found = leaves.get(id(t), capture[id(t)])[1]
+        if found is None and not allow_unused:
+            raise GradError(f"an input of grad() ({t.name}) is not used to compute the outputs; "
+                            f"pass allow_unused=True to get None for it")
+        result.append(None if found is None else Tensor(found))
+    return result
 
-
-from .autograd import grad  # noqa: E402 - pyir.grad, as paddle.grad; autograd imports this module
 
 __all__ = ["Tensor", "to_tensor", "run_op", "no_grad", "is_grad_enabled", "set_grad_enabled",
-           "grad", "rand"]
+           "grad"]

@@ -437,7 +437,10 @@ def test_indexing_matches_numpy_and_differentiates(index):
     np.testing.assert_array_equal(x.grad.numpy(), want)
 
 
-def test_fancy_indexing_only_without_gradient():
+def test_fancy_indexing_gathers_and_differentiates():
     assert _t([1.0, 2.0, 3.0], stop_gradient=True)[np.array([0, 2])].numpy().tolist() == [1, 3]
+    x = _t([1.0, 2.0, 3.0])
+    x[np.array([0, 2, 2])].sum().backward()
+    assert x.grad.numpy().tolist() == [1.0, 0.0, 2.0]
     with pytest.raises(PyirError, match="not differentiable"):
-        _t([1.0, 2.0, 3.0])[np.array([0, 2])]
+        _t(np.ones((2, 2)))[np.array([[0], [1]])]

@@ -6,7 +6,7 @@ Only the pieces seed 000 needs, and a few of their neighbours: programs, `data`,
 
 from __future__ import annotations
 
-from .. import CPUPlace, CUDAPlace  # noqa: F401
+from ..device import CPUPlace, CUDAPlace  # noqa: F401
 from ..executor import Executor, Scope, global_scope, scope_guard  # noqa: F401
 from ..framework import (Program, Variable, default_main_program,  # noqa: F401
                          default_startup_program, program_guard)

@@ -6,7 +6,7 @@ from .. import dtypes
 from ..errors import BuildError, Where
 from ..framework import Variable, default_main_program
 from ..static import nn as static_nn
-from ..tensor import _out, apply_op
+from ..dispatch import apply_op, out as _out
 
 __all__ = ["fc", "data", "py_func", "cross_entropy", "mean", "relu", "tanh", "softmax"]
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from .. import dtypes
 from ..errors import BuildError, Where
 from ..framework import unique_name
-from ..tensor import (_out, cast, full_like, matmul, mean, multiply, reshape, squeeze, sum,
-                      transpose, unsqueeze)
+from ..dispatch import out as _out
+from ..tensor import (cast, full_like, matmul, mean, multiply, reshape, squeeze, sum, transpose,
+                      unsqueeze)
 
 __all__ = ["relu", "softmax", "log_softmax", "cross_entropy"]
 

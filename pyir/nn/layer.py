@@ -6,7 +6,7 @@ from .. import framework
 from ..errors import BuildError
 from ..framework import unique_name
 from ..layer_helper import Constant, create_parameter, to_param_attr
-from ..tensor import _out
+from ..dispatch import out as _out
 
 __all__ = ["Layer", "Linear"]
 

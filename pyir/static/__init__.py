@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import dtypes
+from ..device import cpu_places, cuda_places, device_guard  # noqa: F401
 from ..errors import BuildError
 from ..executor import Executor, Scope, global_scope, scope_guard
 from ..framework import (Program, Variable, default_main_program, default_startup_program,
@@ -28,10 +29,6 @@ def data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variable:
     return var
 
 
-def cpu_places(device_count=None):
-    from .. import CPUPlace
-
-    return [CPUPlace()] * (device_count or 1)
 
 
 __all__ = ["Program", "Variable", "Executor", "Scope", "global_scope", "scope_guard", "data",

@@ -1,0 +1,31 @@
+"""Paddle's tensor functions (`pyir.tanh`, `pyir.matmul`, `pyir.full`, ...), one module per
+family as in `paddle.tensor`, and the operators and methods of `Variable` and `Tensor`.
+
+Every function is written once for static and eager mode (`pyir/dispatch.py`). A function
+whose first parameter is `x` is also a method of both classes (`x.mean()`), as in Paddle.
+"""
+
+from __future__ import annotations
+
+from . import creation, linalg, manipulation, math, operators, stat
+from .creation import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .manipulation import *  # noqa: F401,F403
+from .math import *  # noqa: F401,F403
+from .stat import *  # noqa: F401,F403
+
+_FAMILIES = (creation, linalg, manipulation, math, stat)
+__all__ = [name for family in _FAMILIES for name in family.__all__]
+
+
+def _method_names() -> list[str]:
+    """Functions whose first parameter is the tensor itself become methods."""
+    names = []
+    for name in __all__:
+        code = getattr(globals()[name], "__code__", None)
+        if code is not None and code.co_argcount and code.co_varnames[0] == "x":
+            names.append(name)
+    return names
+
+
+operators.install({name: globals()[name] for name in __all__}, _method_names())

@@ -1,0 +1,321 @@
+"""The operators, indexing and methods of `Variable` (static) and `Tensor` (eager): one table
+for both, installed on each class from here (as JAX installs its array methods on tracers
+from `jax.numpy`), so the classes below this layer need not import the API.
+
+Each operator is built the way Paddle's legacy static mode builds it, and runs the same ops
+eagerly:
+- a Python scalar operand becomes a `scale` op where Paddle folds it (x + 1, 2 * x, x / 4),
+  else a constant (`fill_constant`, or `fill_constant_batch_size_like` for a batch-shaped
+  left operand) and the elementwise op;
+- an integer operand is cast to float32 for division, or when the scalar is a float;
+- results are named `tmp_N`, as Paddle names operator results.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import dtypes
+from ..dispatch import apply_op, constant
+from ..eager import Tensor
+from ..errors import BuildError, PyirError, Where
+from ..framework import Variable
+from ..registry import OPS
+
+_TENSOR_TYPES = (Variable, Tensor)
+MAX_INT = 2**31 - 1  # Paddle's "to the end" for slice bounds
+
+
+def _op(op_type: str, inputs: dict, attrs: dict):
+    return apply_op(op_type, inputs, attrs, anonymous=True)["Out"]
+
+
+def _cast(x, np_dtype):
+    return _op("cast", {"X": x}, {"in_dtype": dtypes.to_code(x.dtype),
+                                  "out_dtype": dtypes.to_code(np_dtype)})
+
+
+def _as_float(x):
+    """Paddle computes on an integer tensor in float32 when the other operand is a float
+    (and always for division)."""
+    if np.issubdtype(x.dtype, np.floating) or np.issubdtype(x.dtype, np.complexfloating):
+        return x
+    return _cast(x, np.dtype(np.float32))
+
+
+def scalar_const(x, value, like_x: bool):
+    """A Python scalar as a constant in x's dtype, made as Paddle makes it: 0-D for the right
+    operand; shaped like x for the left one (`fill_constant_batch_size_like` when x's only
+    unknown dim is its batch dim)."""
+    attrs = {"value": float(value), "dtype": dtypes.to_code(x.dtype)}
+    shape = tuple(x.shape) if like_x else ()
+    if like_x and shape and shape[0] == -1 and all(d >= 0 for d in shape[1:]):
+        attrs["shape"] = list(shape)
+        return constant(_op("fill_constant_batch_size_like", {"Input": x}, attrs))
+    attrs["shape"] = list(shape) if all(d >= 0 for d in shape) else []
+    return constant(apply_op("fill_constant", {}, attrs, anonymous=True, like=x)["Out"])
+
+
+def _operand(self, other):
+    """The other operand as a tensor of self's mode, or None when the operator should
+    return NotImplemented."""
+    if isinstance(other, _TENSOR_TYPES):
+        if isinstance(other, Variable) != isinstance(self, Variable):
+            static, eager = (self, other) if isinstance(self, Variable) else (other, self)
+            raise PyirError(f"cannot combine eager Tensor {eager.name} with static Variable "
+                            f"{static.name}: build with Variables only (static) or Tensors "
+                            f"only (eager)")
+        return other
+    if isinstance(self, Tensor) and isinstance(other, (np.ndarray, np.generic, list, tuple)):
+        return Tensor(np.asarray(other))
+    return None
+
+
+# Paddle's rule for an operator with a Python scalar: a `scale` op with (scale, bias).
+SCALAR_AS_SCALE = {
+    "add": lambda s, reflected: (1.0, s),
+    "sub": lambda s, reflected: (-1.0, s) if reflected else (1.0, -s),
+    "mul": lambda s, reflected: (s, 0.0),
+    "div": lambda s, reflected: None if reflected else (1.0 / s, 0.0),
+}
+
+
+def _binary(kind: str, op_type: str, reflected: bool = False, to_float: bool = False,
+            scalar_as_scale: bool = False):
+    """The Python operator for `op_type` (an elementwise or compare op taking X and Y)."""
+
+    def method(self, other):
+        x = self
+        if isinstance(other, numbers.Number) and not isinstance(other, bool):
+            if to_float or not isinstance(other, numbers.Integral):
+                x = _as_float(x)
+            rule = SCALAR_AS_SCALE.get(kind) if scalar_as_scale else None
+            scale_bias = rule(other, reflected) if rule is not None else None
+            if scale_bias is not None:
+                return _op("scale", {"X": x}, {"scale": float(scale_bias[0]),
+                                               "bias": float(scale_bias[1]),
+                                               "bias_after_scale": True})
+            other = scalar_const(x, other, like_x=reflected)
+        else:
+            other = _operand(self, other)
+            if other is None:
+                return NotImplemented
+            if to_float:
+                x, other = _as_float(x), _as_float(other)
+        a, b = (other, x) if reflected else (x, other)
+        return _op(op_type, {"X": a, "Y": b}, {"axis": -1})
+
+    method.__name__ = f"__{'r' if reflected else ''}{kind}__"
+    return method
+
+
+def _bitwise(op_type: str, reflected: bool = False):
+    """&, |, ^ on bool tensors (logical_*) and integer tensors (bitwise_*)."""
+
+    def method(self, other):
+        other = _operand(self, other) if isinstance(other, _TENSOR_TYPES) else (
+            scalar_const(self, other, like_x=reflected)
+            if isinstance(other, numbers.Number) else None)
+        if other is None:
+            return NotImplemented
+        kind = "logical" if self.dtype == np.bool_ else "bitwise"
+        a, b = (other, self) if reflected else (self, other)
+        return _op(f"{kind}_{op_type}", {"X": a, "Y": b}, {})
+
+    return method
+
+
+def _invert(self):
+    kind = "logical" if self.dtype == np.bool_ else "bitwise"
+    return _op(f"{kind}_not", {"X": self}, {})
+
+
+def _matmul(reflected: bool):
+    def method(self, other):
+        other = _operand(self, other)
+        if other is None:
+            return NotImplemented
+        a, b = (other, self) if reflected else (self, other)
+        return _op("matmul_v2", {"X": a, "Y": b}, {"trans_x": False, "trans_y": False})
+
+    return method
+
+
+def _neg(self):
+    return _op("scale", {"X": self}, {"scale": -1.0, "bias": 0.0, "bias_after_scale": True})
+
+
+def _abs(self):
+    return _op("abs", {"X": self}, {})
+
+
+OPERATORS = {
+    "__add__": _binary("add", "elementwise_add", scalar_as_scale=True),
+    "__radd__": _binary("add", "elementwise_add", reflected=True, scalar_as_scale=True),
+    "__sub__": _binary("sub", "elementwise_sub", scalar_as_scale=True),
+    "__rsub__": _binary("sub", "elementwise_sub", reflected=True, scalar_as_scale=True),
+    "__mul__": _binary("mul", "elementwise_mul", scalar_as_scale=True),
+    "__rmul__": _binary("mul", "elementwise_mul", reflected=True, scalar_as_scale=True),
+    "__truediv__": _binary("div", "elementwise_div", to_float=True, scalar_as_scale=True),
+    "__rtruediv__": _binary("div", "elementwise_div", reflected=True, to_float=True,
+                            scalar_as_scale=True),
+    "__pow__": _binary("pow", "elementwise_pow"),
+    "__rpow__": _binary("pow", "elementwise_pow", reflected=True),
+    "__floordiv__": _binary("floordiv", "elementwise_floordiv"),
+    "__rfloordiv__": _binary("floordiv", "elementwise_floordiv", reflected=True),
+    "__mod__": _binary("mod", "elementwise_mod"),
+    "__rmod__": _binary("mod", "elementwise_mod", reflected=True),
+    "__matmul__": _matmul(reflected=False),
+    "__rmatmul__": _matmul(reflected=True),
+    "__neg__": _neg,
+    "__abs__": _abs,
+    "__eq__": _binary("eq", "equal"),
+    "__ne__": _binary("ne", "not_equal"),
+    "__lt__": _binary("lt", "less_than"),
+    "__le__": _binary("le", "less_equal"),
+    "__gt__": _binary("gt", "greater_than"),
+    "__ge__": _binary("ge", "greater_equal"),
+    "__and__": _bitwise("and"),
+    "__rand__": _bitwise("and", reflected=True),
+    "__or__": _bitwise("or"),
+    "__ror__": _bitwise("or", reflected=True),
+    "__xor__": _bitwise("xor"),
+    "__rxor__": _bitwise("xor", reflected=True),
+    "__invert__": _invert,
+}
+
+
+# --- indexing -----------------------------------------------------------------------------
+def slice_attrs(index, ndim: int) -> dict | None:
+    """`slice`/`strided_slice` attributes for an index of ints, slices and one `...`, as
+    Paddle writes them (open bounds are +-2**31-1); None for any other index."""
+    index = index if isinstance(index, tuple) else (index,)
+    if sum(i is Ellipsis for i in index) > 1 or not all(
+            i is Ellipsis or isinstance(i, (slice, numbers.Integral)) for i in index):
+        return None
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (ndim - len(index) + 1) + index[at + 1:]
+    if len(index) > ndim:
+        raise PyirError(f"too many indices ({len(index)}) for a tensor of {ndim} dims")
+    attrs = {"axes": [], "starts": [], "ends": [], "strides": [], "decrease_axis": []}
+    for axis, item in enumerate(index):
+        if isinstance(item, slice):
+            if item == slice(None):
+                continue
+            step = 1 if item.step is None else int(item.step)
+            if step == 0:
+                raise PyirError("slice step cannot be zero")
+            start = (0 if step > 0 else MAX_INT) if item.start is None else int(item.start)
+            end = (MAX_INT if step > 0 else -MAX_INT) if item.stop is None else int(item.stop)
+        else:
+            start, step = int(item), 1
+            end = MAX_INT if start == -1 else start + 1
+            attrs["decrease_axis"].append(axis)
+        for key, value in zip(("axes", "starts", "ends", "strides"), (axis, start, end, step)):
+            attrs[key].append(value)
+    attrs["infer_flags"] = [1] * len(attrs["axes"])
+    return attrs
+
+
+def getitem(self, index):
+    """x[index] for ints, slices (any step) and `...`: op `slice` (steps of 1) or
+    `strided_slice`, as Paddle emits; None inserts an axis; a bool or integer tensor index
+    selects (`masked_select` / `gather`); a list of ints gathers on axis 0."""
+    if index is None or (isinstance(index, tuple) and any(i is None for i in index)):
+        return _getitem_with_none(self, index)
+    if isinstance(index, (Variable, Tensor, list, np.ndarray)):
+        return _getitem_tensor(self, index)
+    attrs = slice_attrs(index, len(self.shape))
+    if attrs is None:
+        raise PyirError(f"pyir cannot index with {index!r}: use ints, slices, `...`, None, a "
+                        f"bool mask or an integer index tensor")
+    if not attrs["axes"]:
+        return self
+    if all(s == 1 for s in attrs["strides"]):
+        del attrs["strides"]
+        out = _op("slice", {"Input": self}, attrs)
+    else:
+        out = _op("strided_slice", {"Input": self}, attrs)
+    return out
+
+
+def _getitem_with_none(self, index):
+    """x[..., None, ...]: index without the Nones, then unsqueeze2 at their output places."""
+    items = index if isinstance(index, tuple) else (index,)
+    indexed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    new_axes, kept, position = [], [], 0
+    for item in items:
+        if item is None:
+            new_axes.append(position)
+            position += 1
+            continue
+        kept.append(item)
+        if item is Ellipsis:
+            position += len(self.shape) - indexed
+        elif not isinstance(item, numbers.Integral):
+            position += 1
+    value = getitem(self, tuple(kept)) if kept else self
+    return _op("unsqueeze2", {"X": value}, {"axes": new_axes})
+
+
+def _getitem_tensor(self, index):
+    """x[t] for an index tensor (or list, or numpy array): a 1-D integer index gathers rows
+    (op `gather`), a bool mask selects (op `masked_select`)."""
+    if not isinstance(index, _TENSOR_TYPES):
+        if isinstance(self, Variable):
+            raise BuildError("index a static Variable with a Variable, not a Python list or "
+                             "array", Where(op_type="gather"))
+        index = Tensor(np.asarray(index))
+    if index.dtype == np.bool_:
+        if "masked_select" not in OPS:
+            raise PyirError("indexing with a bool mask needs op masked_select, which pyir "
+                            "does not have yet; use pyir.where")
+        return _op("masked_select", {"X": self, "Mask": index}, {})
+    if len(index.shape) != 1:
+        if isinstance(self, Tensor) and self.stop_gradient:
+            return Tensor(self._value[np.asarray(index._value)])
+        raise PyirError(f"indexing with a {len(index.shape)}-D index is not differentiable in "
+                        f"pyir; use pyir.gather_nd or a 1-D index")
+    return apply_op("gather", {"X": self, "Index": index}, {"axis": 0}, anonymous=True)["Out"]
+
+
+def setitem(self, index, value):
+    """x[index] = value: op `set_value` where registered (static), else an eager in-place
+    write on a tensor that needs no gradient."""
+    if isinstance(self, Tensor):
+        if not self.stop_gradient and not self.is_leaf:
+            raise PyirError("in-place assignment to a tensor on the tape is not supported; "
+                            "build the result with pyir.where or pyir.concat")
+        self._value = np.array(self._value)
+        self._value[index] = np.asarray(value._value if isinstance(value, Tensor) else value)
+        return
+    raise PyirError("x[index] = value on a static Variable needs op set_value, which pyir "
+                    "does not have yet")
+
+
+# --- methods ---------------------------------------------------------------------------------
+def _transposed(self):
+    """x.T: the dims reversed (op transpose2)."""
+    perm = list(range(len(self.shape)))[::-1]
+    return apply_op("transpose2", {"X": self}, {"axis": perm}, anonymous=True)["Out"]
+
+
+def install(functions: dict, method_names) -> None:
+    """Give Variable and Tensor the operators, indexing and the named functions as methods
+    (`x.mean()`, `t.reshape([2, 3])`)."""
+    for cls in (Variable, Tensor):
+        for dunder, method in OPERATORS.items():
+            setattr(cls, dunder, method)
+        cls.__hash__ = object.__hash__  # defining __eq__ would otherwise drop it
+        cls.__getitem__ = getitem
+        cls.__setitem__ = setitem
+        cls.__array_ufunc__ = None  # numpy scalars on the left defer to the tensor
+        cls.T = property(_transposed)
+        for name in method_names:
+            if name in functions and not name.startswith("_"):
+                setattr(cls, name, functions[name])
+        cls.astype = functions["cast"]
+

@@ -1,0 +1,18 @@
+"""Statistics: `pyir.mean`, ... (Paddle's `paddle.tensor.stat`)."""
+
+from __future__ import annotations
+
+from ..dispatch import out
+from .math import reduce_attrs
+
+__all__ = ["mean"]
+
+
+def mean(x, axis=None, keepdim: bool = False, name: str | None = None):
+    """Mean over `axis` (all axes when None), op `reduce_mean`.
+
+    Example:
+        >>> loss = pyir.mean(per_example_loss)   # mean_0.tmp_0, a 0-D variable
+    """
+    return out("reduce_mean", {"X": x}, reduce_attrs(x, axis, keepdim, "reduce_mean"),
+               name=name, stem="mean")
