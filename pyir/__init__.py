@@ -41,7 +41,12 @@ def in_dynamic_mode() -> _builtins.bool:
 
 # The public API of each part; every module lists its own names in __all__.
 from .device import *  # noqa: E402,F401,F403
+from .reader import batch  # noqa: E402,F401
 from .tensor import *  # noqa: E402,F401,F403
 from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
-from . import autograd, device, fluid, nn, optimizer, regularizer, static  # noqa: E402,F401
+from . import autograd, base, device, fluid, linalg, nn, optimizer, regularizer, static  # noqa: E402,F401,E501
+from . import unsupported as _unsupported  # noqa: E402
+from .tensor import UNSUPPORTED as _UNSUPPORTED  # noqa: E402
+
+__getattr__ = _unsupported.module_getattr(__name__, _UNSUPPORTED)

@@ -9,6 +9,7 @@ from . import (activation, compare, creation, elementwise, gather, linalg,  # no
                manipulation, math, nn, optimizer, ordering, py_func, pylayer, reduce, rnn,
                slicing, tensor, unary_math)
 from . import activation_ext, conv, norm, pool, shape_ext  # noqa: F401  (CNN ops)
+from . import linalg_ext, manip_ext, math_ext, nn_ext, search_ext  # noqa: F401
 
 
 def _validate_registry() -> None:

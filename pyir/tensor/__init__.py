@@ -7,15 +7,21 @@ whose first parameter is `x` is also a method of both classes (`x.mean()`), as i
 
 from __future__ import annotations
 
-from . import creation, linalg, manipulation, math, operators, stat
+from . import (attribute, creation, linalg, logic, manipulation, math, operators, random,
+               search, stat)
+from .attribute import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .logic import *  # noqa: F401,F403
 from .manipulation import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
+from .random import *  # noqa: F401,F403
+from .search import *  # noqa: F401,F403
 from .stat import *  # noqa: F401,F403
 
-_FAMILIES = (creation, linalg, manipulation, math, stat)
+_FAMILIES = (attribute, creation, linalg, logic, manipulation, math, random, search, stat)
 __all__ = [name for family in _FAMILIES for name in family.__all__]
+UNSUPPORTED = {name: why for family in _FAMILIES for name, why in family.UNSUPPORTED.items()}
 
 
 def _method_names() -> list[str]:

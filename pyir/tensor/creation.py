@@ -13,6 +13,9 @@ from ..framework import unique_name
 __all__ = ["full", "ones", "zeros", "full_like", "ones_like", "zeros_like", "uniform", "randn",
            "rand"]
 
+# Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
+UNSUPPORTED: dict[str, str] = {}
+
 
 def fill_attrs(shape, value, dtype, op_type="fill_constant") -> dict:
     """`fill_constant`'s attributes, with `str_value` spelled as Paddle spells it."""

@@ -7,6 +7,9 @@ from ..dispatch import out
 
 __all__ = ["matmul"]
 
+# Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
+UNSUPPORTED: dict[str, str] = {}
+
 
 def matmul(x, y, transpose_x: bool = False, transpose_y: bool = False, name: str | None = None):
     """Matrix product with numpy batching and broadcasting (op `matmul_v2`).

@@ -16,6 +16,9 @@ __all__ = [
     "assign", "gather", "slice",
 ]
 
+# Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
+UNSUPPORTED: dict[str, str] = {}
+
 
 def reshape(x, shape, name: str | None = None):
     """x with a new shape (op `reshape2`); 0 copies a dim of x, -1 is inferred.

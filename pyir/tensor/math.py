@@ -15,6 +15,9 @@ __all__ = [
     "divide", "pow", "scale", "sum", "max", "min", "clip", "add_n",
 ]
 
+# Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
+UNSUPPORTED: dict[str, str] = {}
+
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 

@@ -7,6 +7,9 @@ from .math import reduce_attrs
 
 __all__ = ["mean"]
 
+# Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
+UNSUPPORTED: dict[str, str] = {}
+
 
 def mean(x, axis=None, keepdim: bool = False, name: str | None = None):
     """Mean over `axis` (all axes when None), op `reduce_mean`.

@@ -1,55 +1,18 @@
-"""`pyir.nn.functional`: activations and losses as functions (relu, softmax, cross_entropy)."""
+"""Losses of `paddle.nn.functional` (cross_entropy, ...), emitted as Paddle emits them."""
 
 from __future__ import annotations
 
-from .. import dtypes
-from ..errors import BuildError, Where
-from ..framework import unique_name
-from ..dispatch import out as _out
-from ..tensor import (cast, full_like, matmul, mean, multiply, reshape, squeeze, sum, transpose,
-                      unsqueeze)
+from ...dispatch import out as _out
+from ...errors import BuildError, Where
+from ...tensor import (cast, full_like, matmul, mean, multiply, reshape, squeeze, sum, transpose,
+                       unsqueeze)
 
-__all__ = ["relu", "softmax", "log_softmax", "cross_entropy"]
+__all__ = ["cross_entropy"]
+
+# Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
+UNSUPPORTED: dict[str, str] = {}
 
 _REDUCTIONS = ("mean", "sum", "none")
-
-
-def relu(x, name: str | None = None):
-    """max(x, 0) (op `relu`).
-
-    Example:
-        >>> h = pyir.nn.functional.relu(x)   # relu_0.tmp_0
-    """
-    return _out("relu", {"X": x}, name=name)
-
-
-def _softmax_like(op_type: str, x, axis: int, dtype, name):
-    """`op_type` on x (cast to `dtype` first, inside the same name scope, as Paddle does)."""
-    helper = name
-    if dtype is not None and dtypes.to_numpy(dtype) != x.dtype:
-        helper = name or unique_name.generate(op_type)
-        x = _out("cast", {"X": x}, {"in_dtype": dtypes.to_code(x.dtype),
-                                    "out_dtype": dtypes.to_code(dtypes.to_numpy(dtype))},
-                 name=helper)
-    return _out(op_type, {"X": x}, {"axis": int(axis)}, name=helper)
-
-
-def softmax(x, axis: int = -1, dtype=None, name: str | None = None):
-    """exp(x) / sum(exp(x)) along `axis` (op `softmax`; x is cast to `dtype` first if given).
-
-    Example:
-        >>> p = pyir.nn.functional.softmax(logits, axis=-1)
-    """
-    return _softmax_like("softmax", x, axis, dtype, name)
-
-
-def log_softmax(x, axis: int = -1, dtype=None, name: str | None = None):
-    """log(softmax(x)) along `axis` (op `log_softmax`).
-
-    Example:
-        >>> logp = pyir.nn.functional.log_softmax(logits)
-    """
-    return _softmax_like("log_softmax", x, axis, dtype, name)
 
 
 def _check_ce_args(input, label, reduction, soft_label, ignore_index) -> None:

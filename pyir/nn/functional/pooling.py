@@ -1,0 +1,8 @@
+"""`paddle.nn.functional` functions of the pooling family (static and eager; pyir/dispatch.py)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
+
+# Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
+UNSUPPORTED: dict[str, str] = {}

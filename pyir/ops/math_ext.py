@@ -1,0 +1,3 @@
+"""More ops (math_ext): one `@register_op` per op with its grad op right below (pyir/registry.py)."""
+
+from __future__ import annotations
