@@ -154,3 +154,31 @@ def shape_list(shape, op_type: str) -> list[int]:
         raise BuildError("a Variable shape is not supported; pass a list of ints",
                          Where(op_type=op_type))
     return ints(list(shape) if isinstance(shape, tuple) else shape, "shape", op_type)
+
+
+def inplace_of(fn, public_name: str):
+    """Paddle's in-place variant `x.fn_()` of an out-of-place function: the result is written
+    back into x (static: an `assign` op into x; eager: x's value, refused for a tensor that
+    needs a gradient, as Paddle refuses a leaf that does not stop gradient).
+
+    Example:
+        >>> tanh_ = inplace_of(tanh, "tanh_")
+    """
+
+    def inplace(x, *args, **kwargs):
+        result = fn(x, *args, **kwargs)
+        if isinstance(x, Variable):
+            return emit("assign", {"X": result}, outputs={"Out": x})["Out"]
+        if isinstance(x, Tensor):
+            if not x.stop_gradient:
+                raise BuildError(f"{public_name}: an in-place update of a tensor that needs a "
+                                 f"gradient ({x.name}) is not supported; use the out-of-place "
+                                 f"function", Where(op_type=public_name))
+            x._value = np.asarray(result.numpy() if isinstance(result, Tensor) else result)
+            return x
+        raise BuildError(f"{public_name} needs a Variable or Tensor, got {type(x).__name__}",
+                         Where(op_type=public_name))
+
+    inplace.__name__ = inplace.__qualname__ = public_name
+    inplace.__doc__ = f"In-place `{fn.__name__}`: x = {fn.__name__}(x, ...), returns x."
+    return inplace
