@@ -35,6 +35,18 @@ from .registry import EMPTY_VAR
 _LITERAL_TYPES = (bool, int, str, type(None))
 
 
+class _RunScope:
+    """Stands for the running plan's scope values (the `scope_vars` of `run`): a kernel
+    parameter named `scope_vars` receives them, so ops that run sub-blocks (pylayer) reach
+    the scope through their plan, not through a global."""
+
+    def __repr__(self) -> str:
+        return "scope_vars"
+
+
+RUN_SCOPE = _RunScope()
+
+
 @dataclass(eq=False)
 class Generated:
     run: object                 # run(env, scope_vars) -> the fetched values, in order
@@ -201,6 +213,8 @@ class _Writer:
 
     def value(self, value, prefix: str) -> str:
         """`value` as source: a literal when it is one, else a bound constant."""
+        if value is RUN_SCOPE:
+            return "scope_vars"
         if type(value) in _LITERAL_TYPES or (type(value) is float and math.isfinite(value)):
             return repr(value)
         return self.const(value, prefix + "c")

@@ -55,7 +55,6 @@ class ScopeVar:
 
 
 _global_scope = Scope()
-_scope_stack: list[Scope] = []
 
 
 def global_scope() -> Scope:
@@ -72,21 +71,9 @@ def scope_guard(scope: Scope):
         _global_scope = old
 
 
-def current_scope() -> Scope:
-    """The scope of the run in progress (for ops that run sub-blocks)."""
-    return _scope_stack[-1] if _scope_stack else _global_scope
-
-
 def run_plan(plan: Plan, env: dict, scope: Scope) -> list:
     """Run `plan` on the values in `env` (its feeds) and `scope`; returns its fetches."""
-    _scope_stack.append(scope)
-    try:
-        return plan.run(env, scope.vars)
-    except Exception as e:
-        failure = plan.failure(e)
-        raise failure from (e.__cause__ if isinstance(e, PyirError) else e)
-    finally:
-        _scope_stack.pop()
+    return plan.execute(env, scope.vars)
 
 
 class Executor:

@@ -27,6 +27,9 @@ from .errors import CheckError, FeedError, KernelError, PyirError, Where
 from .framework import Program
 from .registry import EMPTY_VAR
 
+# A kernel's runtime parameter of this name gets the running plan's scope values.
+SCOPE_PARAM = "scope_vars"
+
 
 @dataclass(eq=False)
 class Step:
@@ -69,6 +72,14 @@ class Plan:
     def _generate(self, timer=None) -> codegen.Generated:
         return codegen.generate(self.steps, self.feed_checks, self.scope_reads,
                                 self.scope_writes, self.fetches, timer)
+
+    def execute(self, env: dict, scope_vars: dict) -> list:
+        """Run on `env` (the feeds) and `scope_vars` (persistable values, updated in place);
+        returns the fetches. A failure is raised as a PyirError naming its step."""
+        try:
+            return self.generated.run(env, scope_vars)
+        except Exception as e:
+            raise self.failure(e) from (e.__cause__ if isinstance(e, PyirError) else e)
 
     def failure(self, error: Exception) -> PyirError:
         """`error`, raised while running, as a PyirError naming its step (and variable)."""
@@ -270,6 +281,8 @@ def _make_step(program: Program, op, opdef, where: Where) -> Step:
             outs.append((slot.name, tuple(names), dts))
         else:
             outs.append((slot.name, names[0], dts[0]))
+    if SCOPE_PARAM in opdef.runtime:
+        attrs[SCOPE_PARAM] = codegen.RUN_SCOPE
     missing = [name for name in opdef.runtime if name not in attrs]
     if missing:
         raise CheckError(f"op {op.type}: prepare() gave no value for runtime parameter "

@@ -187,7 +187,8 @@ def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=
         differentiable: whether a gradient rule is expected (default: True when `grad` is set).
         doc: the op's math in one line.
         examples: `Example`s the registry sweep runs.
-        runtime: extra kernel parameters that `prepare(op, ctx) -> dict` fills at plan time.
+        runtime: extra kernel parameters that `prepare(op, ctx) -> dict` fills at plan time;
+            one named `scope_vars` gets the running plan's scope values (plan.SCOPE_PARAM).
         check_save: `check_save(op)` raises when the op cannot be written to a file.
         grad_of: for a `_grad` op, the forward op whose checks cover it.
         io: "feed" or "fetch" for the ops that bind a saved program's inputs and outputs.

@@ -143,18 +143,17 @@ def _pylayer_grad_maker(op: Operator, opdef) -> list[GradOp]:
     attrs=[Attr("blocks", T.BLOCKS, REQUIRED),
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
     grad=_pylayer_grad_maker,
-    runtime=("plan", "input_names", "out_names", "keep_names"),
+    runtime=("plan", "input_names", "out_names", "keep_names", "scope_vars"),
     prepare=_prepare_pylayer,
     doc="Out = forward_block(Input); Scope keeps what backward_block reads",
 )
-def pylayer(Input, blocks, skip_eager_deletion_vars, plan, input_names, out_names, keep_names):
-    from ..executor import current_scope, run_plan
-
+def pylayer(Input, blocks, skip_eager_deletion_vars, plan, input_names, out_names, keep_names,
+            scope_vars):
     unset = [n for n, v in zip(input_names, Input) if v is None]
     if unset:
         raise KernelError(f"input {unset[0]!r} has no value: it is neither fed nor computed "
                           f"before the pylayer", Where(var=unset[0]))
-    values = dict(zip(keep_names, run_plan(plan, dict(zip(input_names, Input)), current_scope())))
+    values = dict(zip(keep_names, plan.execute(dict(zip(input_names, Input)), scope_vars)))
     step = StepScope(values, out_names)
     return {"Out": [values[n] for n in out_names], "Scope": _holder(step)}
 
@@ -186,15 +185,13 @@ def _infer_pylayer_grad(ctx):
     attrs=[Attr("backward_block", T.BLOCK, REQUIRED),
            Attr("skip_eager_deletion_vars", T.STRINGS, [])],
     infer=_infer_pylayer_grad,
-    runtime=("plan", "input_names", "result_names", "given", "wanted", "where"),
+    runtime=("plan", "input_names", "result_names", "given", "wanted", "where", "scope_vars"),
     prepare=_prepare_pylayer_grad,
     grad_of="pylayer",
     doc="Input@GRAD = backward_block(Out@GRAD) over the forward run's step scope",
 )
 def pylayer_grad(Input, Out_grad, Scope, backward_block, skip_eager_deletion_vars, plan,
-                 input_names, result_names, given, wanted, where):
-    from ..executor import current_scope, run_plan
-
+                 input_names, result_names, given, wanted, where, scope_vars):
     step: StepScope = Scope.item()
     env = dict(step.values)
     env.update(zip(input_names, Input))
@@ -208,7 +205,7 @@ def pylayer_grad(Input, Out_grad, Scope, backward_block, skip_eager_deletion_var
         raise KernelError(f"the backward block reads {missing[0]!r}, which is neither an input "
                           f"of the pylayer, an output gradient, nor computed by its forward "
                           f"block", where.with_(var=missing[0]))
-    env = dict(zip(plan.fetches, run_plan(plan, env, current_scope())))
+    env = dict(zip(plan.fetches, plan.execute(env, scope_vars)))
     grads = []
     for x, result, want in zip(Input, result_names, wanted):
         grads.append(None if not want else np.zeros_like(x) if result is None else env[result])
