@@ -67,7 +67,8 @@ def set_device(device: str) -> CPUPlace:
     return CPUPlace()
 
 
-def get_device() -> str:
+def get_device(input=None) -> str:  # noqa: A002 - Paddle's name
+    """The device pyir runs on (always "cpu")."""
     return "cpu"
 
 

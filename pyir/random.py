@@ -7,10 +7,10 @@ import numpy as np
 _generator = None  # made on first use: importing numpy.random costs ~13 ms of `import pyir`
 
 
-def seed(value: int) -> None:
+def seed(seed: int) -> None:
     """Make every unseeded random op reproducible from here on (like `paddle.seed`)."""
     global _generator
-    _generator = np.random.default_rng(value)
+    _generator = np.random.default_rng(seed)
 
 
 def generator() -> np.random.Generator:
