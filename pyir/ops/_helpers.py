@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .. import dtypes
+from .. import random as pyir_random
 from ..registry import Example, GradOp, VarSpec, register_op
 from ..registry import EMPTY_VAR, GRAD_SUFFIX, grad_name  # noqa: F401  (re-exported for op modules)
 
@@ -193,6 +194,4 @@ def rand_positive(*shape, dtype="float32") -> np.ndarray:
 
 def rng_for(seed: int) -> np.random.Generator:
     """The generator a random op uses: fixed by a nonzero `seed`, else the global stream."""
-    from .. import random as pyir_random
-
     return np.random.default_rng(seed) if seed else pyir_random.generator()
