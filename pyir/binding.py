@@ -29,37 +29,49 @@ def slot_problems(opdef: OpDef, inputs: Mapping[str, list],
     value in a non-duplicable slot, a missing non-dispensable input."""
     for kind, given, declared in (("input", inputs, opdef.inputs),
                                   ("output", outputs or {}, opdef.outputs)):
-        known = {s.name: s for s in declared}
+        known = opdef.input_index if kind == "input" else opdef.output_index
         for slot, items in given.items():
-            if slot not in known:
+            spec = known.get(slot)
+            if spec is None:
                 yield (f"op {opdef.type} has no {kind} slot {slot!r} (its {kind}s: "
                        f"{', '.join(known) or 'none'})")
-            elif len(_present(items)) > 1 and not known[slot].duplicable:
+            elif len(items) > 1 and not spec.duplicable and len(_present(items)) > 1:
                 yield (f"{kind} slot {slot!r} of op {opdef.type} takes one variable, got "
                        f"{len(_present(items))}")
     for s in opdef.inputs:
-        if not s.dispensable and not _present(inputs.get(s.name, ())):
-            yield f"op {opdef.type} needs input slot {s.name!r}"
+        if not s.dispensable:
+            items = inputs.get(s.name)
+            if not items or not _present(items):
+                yield f"op {opdef.type} needs input slot {s.name!r}"
 
 
 def _present(items) -> list:
-    return [v for v in items if not (isinstance(v, str) and v == EMPTY_VAR)]
+    return [v for v in items if v.__class__ is not str or v != EMPTY_VAR]
 
 
 def slot_values(opdef: OpDef, given: Mapping[str, Any] | None, where: Where | None,
                 error: type[PyirError] = PyirError) -> dict[str, list]:
     """slot -> list of values for every declared input slot (a value, a list or tuple of
     them, or None); refuses what `slot_problems` finds."""
-    lists = {k: _as_list(v) for k, v in (given or {}).items()}
-    for problem in slot_problems(opdef, lists):
-        raise error(problem, where)
-    return {s.name: lists.get(s.name, []) for s in opdef.inputs}
+    given = given or {}
+    values = {}
+    suspect = False
+    for s in opdef.inputs:
+        items = _as_list(given.get(s.name))
+        values[s.name] = items
+        if (not items and not s.dispensable) or (len(items) > 1 and not s.duplicable):
+            suspect = True
+    if suspect or len(given) > len(values) or not given.keys() <= values.keys():  # find the problem and say it (rare: the fast path above checks cheaply)
+        lists = {k: _as_list(v) for k, v in given.items()}
+        for problem in slot_problems(opdef, lists):
+            raise error(problem, where)
+    return values
 
 
 def _as_list(value) -> list:
     if value is None:
         return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+    return list(value) if value.__class__ in (list, tuple) else [value]
 
 
 def kernel_args(opdef: OpDef, values: Mapping[str, list], pack=list) -> list:
@@ -67,7 +79,9 @@ def kernel_args(opdef: OpDef, values: Mapping[str, list], pack=list) -> list:
     item or None. Items equal to `@EMPTY@` are absent."""
     args = []
     for slot in opdef.inputs:
-        items = _present(values.get(slot.name, ()))
+        items = values.get(slot.name, ())
+        if items and items[0].__class__ is str:  # variable names: "@EMPTY@" is no variable
+            items = _present(items)
         args.append(pack(items) if slot.duplicable else (items[0] if items else None))
     return args
 

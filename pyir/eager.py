@@ -293,17 +293,22 @@ def _gather(opdef, values: dict) -> tuple[list, dict, list]:
     """Kernel arguments, local names per input slot, and [(local name, Tensor)]."""
     names, tensors, arrays = {}, [], {}
     for slot in opdef.inputs:
-        items = values[slot.name]
-        if any(isinstance(v, Variable) for v in items):
-            raise PyirError(f"op {opdef.type} got a static Variable and eager Tensors: build "
-                            f"with Variables only (static) or Tensors only (eager)",
-                            Where(op_type=opdef.type))
-        items = [v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in items]
+        items = [v if v.__class__ is Tensor else _as_tensor(v, opdef) for v in values[slot.name]]
         # One name per occurrence: x * x gets X0 and Y0, whose gradients then add up.
         names[slot.name] = [f"{slot.param}{i}" for i in range(len(items))]
         tensors += zip(names[slot.name], items)
         arrays[slot.name] = [t._value for t in items]
     return binding.kernel_args(opdef, arrays), names, tensors
+
+
+def _as_tensor(value, opdef) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, Variable):
+        raise PyirError(f"op {opdef.type} got a static Variable and eager Tensors: build "
+                        f"with Variables only (static) or Tensors only (eager)",
+                        Where(op_type=opdef.type))
+    return Tensor(np.asarray(value))
 
 
 def _wrap(opdef, results: dict) -> tuple[dict, dict, dict]:

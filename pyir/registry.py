@@ -69,10 +69,9 @@ class Slot:
     no_grad: bool = False
     extra: bool = False
 
-    @property
-    def param(self) -> str:
-        """The kernel parameter bound to this slot ("Out@GRAD" -> "Out_grad")."""
-        return kernel_param(self.name)
+    def __post_init__(self):
+        # The kernel parameter bound to this slot ("Out@GRAD" -> "Out_grad").
+        object.__setattr__(self, "param", kernel_param(self.name))
 
 
 @dataclass(frozen=True)
@@ -144,16 +143,18 @@ class OpDef:
     side_effects: bool | Callable = False  # runs even when nothing consumes its outputs
 
     def input_slot(self, name: str) -> Slot | None:
-        return next((s for s in self.inputs if s.name == name), None)
+        return self.input_index.get(name)
 
     def output_slot(self, name: str) -> Slot | None:
-        return next((s for s in self.outputs if s.name == name), None)
+        return self.output_index.get(name)
 
     def attr_spec(self, name: str) -> Attr | None:
         return self._attr_index.get(name)
 
     def __post_init__(self):
         self._attr_index = {a.name: a for a in self.attrs}
+        self.input_index = {s.name: s for s in self.inputs}
+        self.output_index = {s.name: s for s in self.outputs}
 
 
 OPS: dict[str, OpDef] = {}
