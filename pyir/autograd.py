@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
-from .eager import (Node, Tensor, array_of, backward_into_leaves, grad, is_grad_enabled,
-                    no_grad, walk_tape)
+from .eager import (Node, Tensor, backward_into_leaves, grad, is_grad_enabled,
+                    no_grad)
 from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer

@@ -16,14 +16,13 @@ of any op or gradient: eager and static mode share one definition.
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
-import numbers
 
 import numpy as np
 
 from . import binding, dtypes, registry
 from .device import CPUPlace
+from .tensor_format import format_value
 from .errors import GradError, KernelError, PyirError, Where
 from .framework import OpView, Variable
 from .registry import EMPTY_VAR, grad_name
@@ -83,6 +82,8 @@ class Tensor:
         self.name = name or f"eager_tmp_{next(_serial)}"
         self._node = None      # the tape node that produced this tensor
         self._slot = None      # its output name in that node
+        self._hooks = ()       # register_hook: functions applied to its gradient
+        self._retain = False   # retain_grads: keep .grad on a non-leaf too
 
     # --- values -------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -164,55 +165,39 @@ class Tensor:
         """The same value, cut from the tape."""
         return Tensor(self._value)
 
+    def detach_(self) -> "Tensor":
+        """Cut this tensor from the tape, in place."""
+        self._node, self._slot, self.stop_gradient = None, None, True
+        return self
 
-# --- printing, as Paddle prints tensors ------------------------------------------------------
-_EDGE, _THRESHOLD, _INDENT = 3, 1000, 7
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.stop_gradient = not requires_grad
+        return self
 
+    def register_hook(self, hook):
+        """Call `hook(grad)` with this tensor's gradient during backward; a Tensor it returns
+        replaces the gradient. Returns a handle whose `remove()` unregisters the hook."""
+        if self.stop_gradient:
+            raise GradError(f"register_hook on a tensor with stop_gradient=True ({self.name}): "
+                            f"it gets no gradient")
+        self._hooks = (*self._hooks, hook)
+        return _HookHandle(self, hook)
 
-def format_value(value: np.ndarray) -> str:
-    """Paddle's tensor body: 8 decimals ("1." for whole floats), items padded to one width,
-    a sign column when any item is negative, "..." past 1000 elements."""
-    summarize = value.size > _THRESHOLD
-    shown = _shown(value, summarize).ravel()
-    signed = value.dtype.kind in "fi" and bool(np.any(shown < 0))
-    items = [_item(v, signed) for v in shown]
-    if value.ndim == 0:
-        return items[0].strip() if not signed else items[0]
-    width = max(len(t) for t in items)
-    return _nested(value, summarize, iter(t.ljust(width) for t in items), 0)
+    def retain_grads(self) -> None:
+        """Keep `.grad` on this (non-leaf) tensor after backward()."""
+        self._retain = True
 
-
-def _shown(value: np.ndarray, summarize: bool) -> np.ndarray:
-    """The elements that are printed (edges only, when summarizing), in print order."""
-    if not summarize or value.ndim == 0:
-        return value
-    for axis in range(value.ndim):
-        if value.shape[axis] > 2 * _EDGE:
-            index = list(range(_EDGE)) + list(range(value.shape[axis] - _EDGE,
-                                                    value.shape[axis]))
-            value = np.take(value, index, axis=axis)
-    return value
+    @property
+    def persistable(self) -> bool:
+        return False
 
 
-def _item(v, signed: bool) -> str:
-    if isinstance(v, (np.floating, float)):
-        text = "nan" if np.isnan(v) else f"{v:.0f}." if np.isfinite(v) and v == np.floor(v) \
-            else f"{v:.8f}"
-    else:
-        text = str(v)
-    return " " + text if signed and not text.startswith("-") else text
+class _HookHandle:
+    def __init__(self, tensor: Tensor, hook):
+        self.tensor, self.hook = tensor, hook
 
-
-def _nested(value: np.ndarray, summarize: bool, items, depth: int) -> str:
-    n = value.shape[0]
-    cut = summarize and n > 2 * _EDGE
-    rows = list(range(_EDGE)) + [None] + list(range(n - _EDGE, n)) if cut else list(range(n))
-    if value.ndim == 1:
-        return "[" + ", ".join("..." if i is None else next(items) for i in rows) + "]"
-    gap = ",\n" + "\n" * (value.ndim - 2) + " " * (_INDENT + depth + 1)
-    parts = ["..." if i is None else _nested(value[i], summarize, items, depth + 1)
-             for i in rows]
-    return "[" + gap.join(parts) + "]"
+    def remove(self) -> None:
+        self.tensor._hooks = tuple(h for h in self.tensor._hooks if h is not self.hook)
 
 
 def array_of(value) -> np.ndarray:
@@ -387,12 +372,13 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
 
 
 # --- the tape walk -------------------------------------------------------------------------
-def walk_tape(roots: list, capture: dict | None = None) -> dict:
+def walk_tape(roots: list, capture: dict | None = None, retain: bool = False) -> dict:
     """Propagate gradients from `roots` [(tensor, grad array)] down the tape.
 
     Returns {id(leaf): (leaf, grad)} for leaves with stop_gradient=False. With `capture`
     ({id(tensor): tensor}), the gradients of those tensors are stored in capture's values
-    instead: capture[id] becomes (tensor, grad or None).
+    instead: capture[id] becomes (tensor, grad or None). Hooks (`register_hook`) see each
+    tensor's whole gradient; with `retain`, non-leaves that asked (`retain_grads`) keep it.
     """
     pending: dict = {}
     leaves: dict = {}
@@ -412,6 +398,11 @@ def walk_tape(roots: list, capture: dict | None = None) -> dict:
         give(tensor, np.asarray(grad, dtype=tensor.dtype))
     for node in _nodes_newest_first([t for t, _ in roots]):
         out_grads = {name: pending.pop((node.seq, name), None) for name in node.outputs}
+        for name, tensor in node.outputs.items():
+            if out_grads[name] is not None:
+                out_grads[name] = _hooked(tensor, out_grads[name])
+                if retain and tensor._retain:
+                    _accumulate(tensor, out_grads[name])
         if capture is not None:
             for name, tensor in node.outputs.items():
                 if id(tensor) in capture:
@@ -421,7 +412,19 @@ def walk_tape(roots: list, capture: dict | None = None) -> dict:
         in_grads = node.backward(out_grads)
         for name, tensor in node.inputs:
             give(tensor, in_grads.get(name))
-    return {k: (t, pending[k]) for k, t in leaves.items()}
+    return {k: (t, _hooked(t, pending[k])) for k, t in leaves.items()}
+
+
+def _hooked(tensor: Tensor, grad):
+    for hook in tensor._hooks:
+        result = hook(Tensor(grad))
+        if result is not None:
+            grad = np.asarray(array_of(result), dtype=grad.dtype)
+    return grad
+
+
+def _accumulate(tensor: Tensor, grad) -> None:
+    tensor.grad = Tensor(grad) if tensor.grad is None else Tensor(tensor.grad._value + grad)
 
 
 def backward_into_leaves(tensors: list, grad_tensors: list) -> None:
@@ -431,8 +434,8 @@ def backward_into_leaves(tensors: list, grad_tensors: list) -> None:
     """
     roots = [(t, np.ones_like(t._value) if g is None else array_of(g))
              for t, g in zip(tensors, grad_tensors)]
-    for tensor, g in walk_tape(roots).values():
-        tensor.grad = Tensor(g) if tensor.grad is None else Tensor(tensor.grad._value + g)
+    for tensor, g in walk_tape(roots, retain=True).values():
+        _accumulate(tensor, g)
 
 
 def _nodes_newest_first(tensors: list) -> list:
@@ -460,7 +463,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         outputs)
     roots = [(o, np.ones_like(o._value) if g is None else array_of(g))
              for o, g in zip(outputs, seeds)]
-    capture: dict[int, Any] = {id(t): (t, None) for t in inputs}
+    capture: dict = {id(t): (t, None) for t in inputs}
     leaves = walk_tape(roots, capture)
     result = []
     for t in inputs:

@@ -7,8 +7,8 @@ whose first parameter is `x` is also a method of both classes (`x.mean()`), as i
 
 from __future__ import annotations
 
-from . import (attribute, creation, linalg, logic, manipulation, math, operators, random,
-               search, stat)
+from . import (attribute, creation, linalg, logic, manipulation, math, methods, operators,
+               random, search, stat)
 from .attribute import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
@@ -35,3 +35,4 @@ def _method_names() -> list[str]:
 
 
 operators.install({name: globals()[name] for name in __all__}, _method_names())
+methods.install()
