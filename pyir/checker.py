@@ -19,19 +19,44 @@ _BLOCK_TYPES = (AttrType.BLOCK, AttrType.BLOCKS)
 
 
 def check_program(program: Program, *, lenient: bool = False) -> list[CheckError]:
-    """Raise the first problem (or, with lenient=True, return all of them)."""
+    """Raise the first problem (or, with lenient=True, return all of them).
+
+    The block tree is checked first: every walk up a block's parents (variable lookup) relies
+    on it, so a broken tree stops the check there instead of letting a lookup loop forever.
+    """
     problems: list[CheckError] = []
+    tree = list(_tree_problems(program))
+    for err in tree:
+        _report(problems, lenient, err)
+    if tree:
+        return problems
     nblocks = len(program.blocks)
     for block in program.blocks:
-        if block.idx > 0 and not (0 <= block.parent_idx < block.idx):
-            _report(problems, lenient, CheckError(
-                f"parent_idx {block.parent_idx} is not an earlier block",
-                Where(file=program.source, block=block.idx)))
         for i, op in enumerate(block.ops):
             where = Where(file=program.source, block=block.idx, op_index=i, op_type=op.type)
             for err in _check_op(op, where, nblocks):
                 _report(problems, lenient, err)
     return problems
+
+
+def _tree_problems(program: Program):
+    """Blocks must form a tree rooted at block 0: block 0's parent is -1, every other block's
+    parent an earlier block (so no walk up the parents can cycle), indices in order."""
+    nblocks = len(program.blocks)
+    for position, block in enumerate(program.blocks):
+        where = Where(file=program.source, block=block.idx)
+        if block.idx != position:
+            yield CheckError(f"block at position {position} says it is block {block.idx}; "
+                             f"blocks must be numbered 0, 1, 2, ... in order", where)
+        elif block.idx == 0 and block.parent_idx != -1:
+            yield CheckError(f"block 0 is the root, so its parent_idx must be -1, got "
+                             f"{block.parent_idx}", where)
+        elif block.idx > 0 and not (0 <= block.parent_idx < block.idx):
+            yield CheckError(f"parent_idx {block.parent_idx} is not an earlier block", where)
+        forward = block.forward_block_idx
+        if forward is not None and forward != -1 and not 0 <= forward < nblocks:
+            yield CheckError(f"forward_block_idx {forward} is not a block of the program "
+                             f"(it has blocks 0..{nblocks - 1})", where)
 
 
 def _report(problems: list, lenient: bool, err: CheckError) -> None:
@@ -51,10 +76,16 @@ def _check_op(op: Operator, where: Where, nblocks: int):
     for name, value in op.attrs.items():
         if op.attr_types.get(name) in _BLOCK_TYPES:
             indices = value if isinstance(value, list) else [value]
-            bad = [b for b in indices if not 0 < b < nblocks]
+            bad = [b for b in indices if not isinstance(b, int) or not 0 < b < nblocks]
             if bad:
                 yield CheckError(f"attribute {name!r} refers to block {bad[0]}, but the program "
                                  f"has blocks 0..{nblocks - 1}", where)
+                continue
+            behind = [b for b in indices if b <= op.block.idx]
+            if behind:
+                yield CheckError(f"attribute {name!r} refers to block {behind[0]}, which is not "
+                                 f"after the op's own block {op.block.idx}: a sub-block must come "
+                                 f"later, or running it would loop", where)
     for names in list(op.inputs.values()) + list(op.outputs.values()):
         for var in names:
             if var != EMPTY_VAR and op.block.find_var(var) is None \

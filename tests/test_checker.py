@@ -125,3 +125,46 @@ def test_non_utf8_names_are_a_format_error(tmp_path):
     for verb in ("run", "inspect"):
         assert_one_line_error(cli(verb, str(path)), str(path),
                                "paddle.framework.proto.OpDesc.type", "not UTF-8")
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda p: setattr(p.global_block(), "parent_idx", 0), "block 0 is the root"),
+    (lambda p: setattr(p.global_block(), "parent_idx", 7), "block 0 is the root"),
+    (lambda p: setattr(p.blocks[1], "parent_idx", 1), "parent_idx 1 is not an earlier block"),
+    (lambda p: setattr(p.blocks[1], "parent_idx", 5), "parent_idx 5 is not an earlier block"),
+    (lambda p: setattr(p.blocks[1], "idx", 3), "says it is block 3"),
+    (lambda p: setattr(p.blocks[1], "forward_block_idx", 9), "forward_block_idx 9"),
+])
+def test_a_broken_block_tree_is_reported_without_walking_it(edit, message):
+    program = _program(("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}))
+    program.create_block()
+    program.rollback()
+    program.blocks[1].append_op("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}, {})
+    edit(program)
+    with pytest.raises(CheckError, match=message):
+        check_program(program)
+    problems = check_program(program, lenient=True)  # returns: no endless walk up the parents
+    assert problems and message in str(problems[0])
+
+
+def test_a_sub_block_must_come_after_the_op_that_runs_it():
+    program = _program()
+    program.create_block()
+    program.rollback()
+    block = program.blocks[1]
+    block.create_var("z", "float32", [2, 3])
+    block.append_op("pylayer", {"Input": ["x"]}, {"Out": ["z"], "Scope": []},
+                    {"blocks": [1]}, {"blocks": AttrType.BLOCKS})
+    with pytest.raises(CheckError, match="refers to block 1, which is not after the op's own "
+                                         "block 1"):
+        check_program(program)
+
+
+@pytest.mark.parametrize("verb", ["inspect", "run"])
+def test_a_self_parented_block_ends_with_one_line_not_a_hang(tmp_path, verb):
+    program = _program(("tanh", {"X": ["x"]}, {"Out": ["y"]}, {}))
+    program.global_block().parent_idx = 0
+    path = _write(tmp_path, program)
+    args = [verb, str(path)] + (["--check"] if verb == "inspect" else ["--feed",
+                                                                        "x=missing.npy"])
+    assert_one_line_error(cli(*args), "block 0 is the root")
