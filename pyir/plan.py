@@ -245,7 +245,14 @@ def _some(names, limit=12) -> str:
 
 
 def _select_ops(block, fed: set, fetches: tuple) -> list:
-    """(index, op) for each op the fetches need, plus updates and side effects, in order."""
+    """(index, op) for each op the fetches need, plus updates and side effects, in order.
+
+    In block 0 a fed variable is not recomputed (feeding an intermediate replaces the ops
+    that make it). In a sub-block the fed values are what the enclosing op hands in on entry
+    (a loop's variables), and the block's own writes to them are what it hands back, so those
+    writes are kept."""
+    if block.idx > 0:
+        fed = set()
     needed = set(fetches)
     kept = []
     for index in range(len(block.ops) - 1, -1, -1):

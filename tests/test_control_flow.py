@@ -1,0 +1,235 @@
+"""cond / while_loop / case / switch_case: Paddle-written files run, pyir builds Paddle's
+layout (and Paddle ran pyir's files to the same numbers when this was written), eager mode is
+Python control flow with gradients, and every refusal names the problem."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import pyir
+from pyir import framework
+from pyir.control_flow import case, cond, switch_case, while_loop
+from pyir.errors import BuildError, GradError, KernelError
+
+GOLDEN = pathlib.Path(__file__).parent / "golden_control_flow"
+
+
+@pytest.fixture(autouse=True)
+def _modes():
+    framework.static_mode[0] = False
+    yield
+    framework.static_mode[0] = False
+
+
+@pytest.mark.parametrize("case_name", ["while_sum", "cond_branches"])
+def test_paddle_written_control_flow_runs_to_paddles_numbers(case_name):
+    folder = GOLDEN / case_name
+    exe = pyir.static.Executor()
+    program, feed_names, fetches = pyir.static.load_inference_model(str(folder / "model"), exe)
+    inputs, expected = np.load(folder / "inputs.npz"), np.load(folder / "expected.npz")
+    runs = sorted({key.split(":")[0] for key in inputs.files})
+    assert runs
+    for run in runs:
+        feed = {name: inputs[f"{run}:{name}"] for name in feed_names}
+        got = exe.run(program, feed=feed, fetch_list=fetches)
+        for j, value in enumerate(got):
+            np.testing.assert_array_equal(value, expected[f"{run}:{j}"])
+
+
+def _build(fn, feeds: dict):
+    """Build fn(*data vars) in a fresh program; return (program, outputs)."""
+    framework.static_mode[0] = True
+    try:
+        main, startup = pyir.static.Program(), pyir.static.Program()
+        with pyir.static.program_guard(main, startup):
+            args = [pyir.static.data(name, list(v.shape), str(v.dtype))
+                    for name, v in feeds.items()]
+            outs = fn(*args)
+    finally:
+        framework.static_mode[0] = False
+    return main, outs
+
+
+def _run(main, outs, feed):
+    return pyir.static.Executor().run(main, feed=feed, fetch_list=outs)
+
+
+X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_static_cond_picks_the_branch_and_has_paddles_layout(flag):
+    feeds = {"x": X, "p": np.array([flag])}
+    main, outs = _build(lambda x, p: [cond(p, lambda: x * 2.0, lambda: x - 1.0)], feeds)
+    (got,) = _run(main, outs, feeds)
+    np.testing.assert_array_equal(got, X * 2 if flag else X - 1)
+    ops = [op.type for op in main.global_block().ops]
+    assert ops == ["conditional_block", "logical_not", "conditional_block", "cast",
+                   "select_input"]
+    first = main.global_block().ops[0]
+    assert first.attr("is_scalar_condition") is True and first.input("Input") == ["x"]
+    assert outs[0].name.startswith("_generated_var_")
+    sub = main.blocks[first.attr("sub_block")]
+    assert sub.parent_idx == 0 and [op.type for op in sub.ops] == ["scale", "assign"]
+
+
+def test_cond_merges_nested_structures_and_passes_equal_python_values():
+    feeds = {"x": X, "p": np.array([False])}
+    main, outs = _build(
+        lambda x, p: cond(p, lambda: (x + 1.0, [x * 3.0, 7]), lambda: (x + 2.0, [x * 4.0, 7])),
+        feeds)
+    first, (second, seven) = outs
+    assert seven == 7
+    got = _run(main, [first, second], feeds)
+    np.testing.assert_array_equal(got[0], X + 2)
+    np.testing.assert_array_equal(got[1], X * 4)
+
+
+def test_while_loop_counts_and_accumulates():
+    feeds = {"x": np.array([1.0, -2.0, 0.5], "float32")}
+
+    def build(x):
+        i = pyir.full([1], 0, "int64")
+        s = pyir.zeros([3], "float32")
+        n = pyir.full([1], 4, "int64")
+        return while_loop(lambda i, s: i < n,
+                          lambda i, s: [i + 1, s + x * pyir.cast(i, "float32")], [i, s])
+
+    main, outs = _build(build, feeds)
+    i, s = _run(main, outs, feeds)
+    assert i.tolist() == [4]
+    np.testing.assert_allclose(s, feeds["x"] * (0 + 1 + 2 + 3))
+    loop = [op for op in main.global_block().ops if op.type == "while"][0]
+    condition = loop.input("Condition")[0]
+    assert condition in loop.output("Out")  # the body writes the condition back
+    body = main.blocks[loop.attr("sub_block")]
+    assert [op.type for op in body.ops][-3:] == ["assign", "assign", "assign"]
+
+
+def test_a_loop_that_never_runs_returns_its_initial_values():
+    feeds = {"n": np.array([0], "int64")}
+
+    def build(n):
+        i = pyir.full([1], 5, "int64")
+        return while_loop(lambda i: i < n, lambda i: [i + 1], [i])
+
+    main, outs = _build(build, feeds)
+    assert _run(main, outs, feeds)[0].tolist() == [5]
+
+
+def test_cond_inside_while_loop():
+    feeds = {"x": np.array([3.0], "float32")}
+
+    def build(x):
+        i = pyir.full([1], 0, "int64")
+        v = pyir.assign(x)
+
+        def body(i, v):
+            even = pyir.cast(i, "float32") * 0.5 == pyir.cast(i // 2, "float32")
+            return [i + 1, cond(even, lambda: v * 2.0, lambda: v + 1.0)]
+
+        return while_loop(lambda i, v: i < 4, body, [i, v])
+
+    main, outs = _build(build, feeds)
+    i, v = _run(main, outs, feeds)
+    assert i.tolist() == [4]
+    np.testing.assert_allclose(v, [((3 * 2 + 1) * 2 + 1)])  # even, odd, even, odd
+
+
+@pytest.mark.parametrize("index,want", [(0, 10.0), (1, 20.0), (2, 30.0), (7, 30.0)])
+def test_switch_case_picks_by_key_with_the_default_last(index, want):
+    feeds = {"x": X, "k": np.array([index], "int64")}
+    main, outs = _build(
+        lambda x, k: [switch_case(k, {0: lambda: x + 10.0, 1: lambda: x + 20.0},
+                                  default=lambda: x + 30.0)], feeds)
+    np.testing.assert_array_equal(_run(main, outs, feeds)[0], X + want)
+
+
+@pytest.mark.parametrize("a,b,want", [(True, True, 1.0), (False, True, 2.0),
+                                      (False, False, 3.0)])
+def test_case_takes_the_first_true_predicate(a, b, want):
+    feeds = {"x": X, "a": np.array([a]), "b": np.array([b])}
+    main, outs = _build(lambda x, a, b: [case([(a, lambda: x + 1.0), (b, lambda: x + 2.0)],
+                                              default=lambda: x + 3.0)], feeds)
+    np.testing.assert_array_equal(_run(main, outs, feeds)[0], X + want)
+
+
+def test_case_without_default_uses_the_last_pair():
+    feeds = {"x": X, "a": np.array([False]), "b": np.array([False])}
+    main, outs = _build(lambda x, a, b: [case([(a, lambda: x + 1.0), (b, lambda: x + 2.0)])],
+                        feeds)
+    np.testing.assert_array_equal(_run(main, outs, feeds)[0], X + 2.0)
+
+
+def test_control_flow_files_round_trip(tmp_path):
+    feeds = {"x": X, "p": np.array([True])}
+    main, outs = _build(lambda x, p: [cond(p, lambda: x * x, lambda: -x)], feeds)
+    exe = pyir.static.Executor()
+    pyir.static.save_inference_model(str(tmp_path / "m"), [main.global_block().var("x"),
+                                                          main.global_block().var("p")],
+                                     outs, exe, program=main)
+    program, names, fetches = pyir.static.load_inference_model(str(tmp_path / "m"), exe)
+    for flag in (True, False):
+        feed = {"x": X, "p": np.array([flag])}
+        (got,) = exe.run(program, feed=feed, fetch_list=fetches)
+        np.testing.assert_array_equal(got, X * X if flag else -X)
+
+
+def test_eager_control_flow_is_python_and_differentiates_the_taken_branch():
+    x = pyir.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = cond(x.sum() > 2.0, lambda: x * x, lambda: x * 3.0)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+    i, s = while_loop(lambda i, s: i < 3, lambda i, s: [i + 1, s * 2.0],
+                      [pyir.to_tensor(0), pyir.to_tensor([1.0])])
+    assert int(i) == 3 and s.numpy().tolist() == [8.0]
+    assert switch_case(pyir.to_tensor([1]), [lambda: "a", lambda: "b", lambda: "c"]) == "b"
+    assert case([(False, lambda: 1), (True, lambda: 2)], default=lambda: 3) == 2
+    assert cond(True, None, None) is None
+
+
+def test_refusals_name_the_problem():
+    feeds = {"x": X, "p": np.array([True])}
+    with pytest.raises(BuildError, match="pred must be a bool Variable"):
+        _build(lambda x, p: cond(x, lambda: x, lambda: x), feeds)
+    with pytest.raises(BuildError, match="different structures"):
+        _build(lambda x, p: cond(p, lambda: [x, x], lambda: x), feeds)
+    with pytest.raises(BuildError, match="false_fn returns None"):
+        _build(lambda x, p: cond(p, lambda: x, lambda: None), feeds)
+    with pytest.raises(BuildError, match="true_fn must be callable"):
+        cond(True, 3, None)
+    with pytest.raises(BuildError, match="returned 1 value"):
+        while_loop(lambda a, b: a < 1, lambda a, b: [a + 1], [pyir.to_tensor(0),
+                                                                pyir.to_tensor(0)])
+    with pytest.raises(BuildError, match="non-empty list"):
+        while_loop(lambda: True, lambda: [], [])
+    with pytest.raises(BuildError, match="cond must return a bool Variable"):
+        _build(lambda x, p: while_loop(lambda v: v, lambda v: [v], [x]), feeds)
+    with pytest.raises(BuildError, match="key 1 appears more than once"):
+        switch_case(pyir.to_tensor([1]), [(1, lambda: 1), (1, lambda: 2)])
+    with pytest.raises(BuildError, match=r"\(pred, callable\) tuple"):
+        case([(True, 3)])
+
+
+def test_static_gradients_through_control_flow_are_refused_not_dropped():
+    feeds = {"x": np.ones(3, "float32"), "p": np.array([True])}
+
+    def build(x, p):
+        x.stop_gradient = False
+        return pyir.mean(cond(p, lambda: x * 2.0, lambda: x * x))
+
+    main, loss = _build(build, feeds)
+    with pytest.raises(GradError, match="not supported by pyir yet"):
+        with pyir.static.program_guard(main):
+            pyir.static.append_backward(loss)
+
+
+def test_a_bad_mask_or_condition_is_a_kernel_error():
+    feeds = {"x": X, "m": np.array([2], "int32")}
+    main, outs = _build(lambda x, m: [pyir.dispatch.out("select_input", {"X": [x, x],
+                                                                          "Mask": m})], feeds)
+    with pytest.raises(KernelError, match="mask 2 selects none of its 2 branches"):
+        _run(main, outs, feeds)
