@@ -233,3 +233,22 @@ def test_a_bad_mask_or_condition_is_a_kernel_error():
                                                                           "Mask": m})], feeds)
     with pytest.raises(KernelError, match="mask 2 selects none of its 2 branches"):
         _run(main, outs, feeds)
+
+
+@pytest.mark.parametrize("mask", [0, 1, 2])
+def test_select_output_routes_to_the_masked_branch(mask):
+    feeds = {"x": X, "m": np.array([mask], "int32")}
+
+    def build(x, m):
+        block = pyir.static.default_main_program().current_block()
+        outs = [block.create_var(f"out{i}", "float32", [2, 3]) for i in range(3)]
+        pyir.builder.emit("select_output", {"X": x, "Mask": m}, outputs={"Out": outs})
+        return outs
+
+    main, outs = _build(build, feeds)
+    got = _run(main, outs, feeds)
+    for i, value in enumerate(got):
+        if i == mask:
+            np.testing.assert_array_equal(value, X)
+        else:
+            assert value.size == 0 and value.dtype == np.float32

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import CheckError, GradError, KernelError, Where
 from ..framework import Operator
-from ..registry import REQUIRED, Attr, Slot, VarSpec, register_op
+from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from .pylayer import StepScope, _holder, block_reads
 
@@ -125,6 +125,10 @@ def _infer_select_input(ctx):
     outputs=["Out"],
     infer=_infer_select_input,
     grad=_no_gradient_yet,
+    examples=[Example({"X": [np.float32([1, 2]), np.float32([3, 4])], "Mask": np.int32([1])},
+                      expect={"Out": np.float32([3, 4])}, grad=False),
+              Example({"X": [np.float32([1, 2]), np.float32([3, 4])], "Mask": np.int32([0])},
+                      expect={"Out": np.float32([1, 2])}, grad=False)],
     doc="Out = X[Mask]",
 )
 def select_input(X, Mask):
