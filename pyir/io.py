@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import printer  # noqa: F401  (installs Program.__str__ and Operator.__repr__)
 from . import registry
 from ._proto.framework_pb2 import AttrType
 from .builder import ROLE_BACKWARD, emit

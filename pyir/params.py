@@ -21,6 +21,7 @@ import numpy as np
 from . import dtypes
 from ._proto import framework_pb2 as pb
 from .errors import FormatError, PyirError, Where
+from .serialize import atomic_write
 
 BF16 = 22  # VarType.BF16: raw bfloat16 bits, exchanged with numpy as uint16 (as Paddle does)
 # Codes numpy has no dtype for: carried as their raw bits, like Paddle's numpy bridge.
@@ -85,8 +86,6 @@ def write_params(path: str, tensors: dict) -> None:
     Example:
         >>> write_params("model.pdiparams", {"fc_0.w_0": w, "fc_0.b_0": b})
     """
-    from .serialize import atomic_write
-
     if path.endswith(".npz"):
         atomic_write(path, encode_npz(tensors))
     else:
