@@ -28,7 +28,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 from numpy.lib.stride_tricks import as_strided  # noqa: E402
 
-from pyir import io  # noqa: E402
+from pyir import files as io  # noqa: E402
 from pyir.executor import Executor, Scope  # noqa: E402
 
 MODEL = pathlib.Path(__file__).resolve().parent.parent / "tests" / "paddle_golden" / "lenet"

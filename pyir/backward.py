@@ -161,7 +161,7 @@ def differentiate(program: Program, loss: str | None = None, wrt=None,
 def default_loss(program: Program) -> str:
     """The program's single scalar float output: among its fetch targets, else among the
     variables no op reads."""
-    from .io import default_fetch_names
+    from .targets import default_fetch_names
 
     block = program.global_block()
     outputs = default_fetch_names(program)

@@ -1,4 +1,4 @@
-"""Program <-> Paddle legacy ProgramDesc protobuf, and atomic file writes.
+"""Program <-> Paddle legacy ProgramDesc protobuf (writing files is `pyir.files`'s job).
 
 One table (`_ATTR_CODECS`) maps each AttrType to the proto field that carries it; there are
 no per-op cases. Parsing then serializing a Paddle file gives back identical bytes: op slot
@@ -6,9 +6,6 @@ and attribute order, attribute types and which optional VarDesc fields were pres
 """
 
 from __future__ import annotations
-
-import os
-import secrets
 
 from google.protobuf.message import DecodeError
 
@@ -326,28 +323,3 @@ def _parse_from_string(data: bytes) -> Program:
 Program.clone = clone_program
 Program.serialize_to_string = _serialize_to_string
 Program.parse_from_string = staticmethod(_parse_from_string)
-
-
-def temp_beside(path: str) -> tuple[int, str]:
-    """Create a new temp file in `path`'s directory: (fd, its path). Unlike mkstemp's 0600, it
-    gets the mode an ordinary open would (0666 less the umask), which the rename then keeps."""
-    directory = os.path.dirname(os.path.abspath(path))
-    while True:
-        tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
-        except FileExistsError:
-            continue
-
-
-def atomic_write(path: str, data: bytes) -> None:
-    """Write `data` to `path` through a temp file in the same directory and a rename."""
-    fd, tmp = temp_beside(path)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

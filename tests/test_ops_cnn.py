@@ -4,7 +4,7 @@ Paddle's numbers.
 The cases were written by Paddle 3.3.1 (tools/gen_golden_cnn.py): one op per program, per
 attribute mix (padding modes, groups, dilation, ceil_mode, exclusive, adaptive, NHWC, interp
 alignment, gelu approximate, ...). "inference" cases are save_inference_model pairs read with
-pyir.io; "program" cases are forward programs as built (batch_norm training, norms' saved
+pyir.files; "program" cases are forward programs as built (batch_norm training, norms' saved
 statistics); "grad" cases carry Paddle's append_backward ops, so they check pyir's `_grad`
 kernels on Paddle's own grad-op layouts.
 """
@@ -17,7 +17,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from pyir import io, registry
+from pyir import files as io, registry
 from pyir.executor import Executor, Scope
 from pyir.serialize import load_program
 
