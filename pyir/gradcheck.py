@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dtypes, registry
-from .backward import differentiate, gradients, grad_var_name
+from .backward import gradients, grad_var_name
+from .differentiation import differentiate
 from .builder import as_list, emit
 from .errors import CallableError, GradError, KernelError
 from .executor import Executor, Scope

@@ -321,7 +321,7 @@ def test_a_differentiable_op_without_rule_on_the_path_is_an_error(monkeypatch):
 
 
 def test_differentiating_a_file_that_already_has_gradients_renames_the_new_ones():
-    from pyir.backward import differentiate
+    from pyir.differentiation import differentiate
 
     case = "mlp_grad"
     program = load_program(str(GOLDEN / case / "model_with_grad.pb"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..backward import differentiate
+from ..differentiation import differentiate
 from ..callables import search_path
 from ..errors import PyirError, Where
 from ..executor import Scope
