@@ -72,7 +72,11 @@ PADDLE_OP_VERSIONS = [
 
 # --- which variables are parameters -----------------------------------------------------------
 def persistable_names(program: Program) -> list[str]:
-    """Names a params file holds for `program`, in file order (Python `sorted()`)."""
+    """Names a params file holds for `program`, in file order (Python `sorted()`).
+
+    Example:
+        >>> persistable_names(main)          # an MLP: ['fc_0.b_0', 'fc_0.w_0', ...]
+    """
     return sorted({v.name for v in program.list_vars()
                    if v.persistable and v.type not in _NOT_STORED})
 
@@ -230,7 +234,11 @@ def _inference_vars(block, feeds: set) -> None:
 
 
 def add_feed_fetch(program: Program, feeds: list[str], fetches: list[str]) -> None:
-    """Feed ops prepended one by one (so descending `col`), fetch ops appended, holders last."""
+    """Feed ops prepended one by one (so descending `col`), fetch ops appended, holders last.
+
+    Example:
+        >>> add_feed_fetch(copy, ["x"], ["fc_1.tmp_2"])
+    """
     block = program.global_block()
     feed_holder = block.create_var("feed", type=FEED_MINIBATCH, persistable=True)
     fetch_holder = block.create_var("fetch", type=FETCH_LIST, persistable=True)
