@@ -17,7 +17,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from pyir import files as io, registry
+from pyir import files, registry
 from pyir.executor import Executor, Scope
 from pyir.serialize import load_program
 
@@ -29,7 +29,7 @@ RTOL, ATOL = 1e-4, 1e-5
 def _load(folder: pathlib.Path, meta: dict, scope: Scope):
     """(program, fetch names) with the case's parameters in `scope`."""
     if meta["kind"] == "inference":
-        model = io.load_model(str(folder / "model.pdmodel"), str(folder / "model.pdiparams")
+        model = files.load_model(str(folder / "model.pdmodel"), str(folder / "model.pdiparams")
                               if (folder / "model.pdiparams").is_file() else None, scope)
         return model.program, model.fetch_names
     with np.load(folder / "params.npz") as params:
