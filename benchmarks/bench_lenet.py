@@ -28,7 +28,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 from numpy.lib.stride_tricks import as_strided  # noqa: E402
 
-from pyir import io  # noqa: E402
+from pyir import files  # noqa: E402
 from pyir.executor import Executor, Scope  # noqa: E402
 
 MODEL = pathlib.Path(__file__).resolve().parent.parent / "tests" / "paddle_golden" / "lenet"
@@ -89,7 +89,7 @@ def lenet_numpy(image, p):
 # --- the sides --------------------------------------------------------------------------------
 def pyir_side(batch: int):
     scope = Scope()
-    model = io.load_model(str(MODEL / "model.pdmodel"), str(MODEL / "model.pdiparams"), scope)
+    model = files.load_model(str(MODEL / "model.pdmodel"), str(MODEL / "model.pdiparams"), scope)
     feed_name = model.feed_names[0]
     var = model.program.global_block().var(feed_name)
     var.shape = (-1,) + tuple(var.shape[1:])  # the file fixed batch 2; any batch is fine

@@ -1,21 +1,13 @@
-"""`pyir grad MODEL`: append the backward ops to a program file, or check them.
-
-    grad
-      +-- pyir.io.load_model           MODEL (+ params) into a scope
-      +-- backward.differentiate       --loss (default: the single scalar output), --wrt
-      |                                (default: parameters + inputs with stop_gradient=False)
-      +-- training.save_program        OUT.pb with fetch targets [loss, grads...] (+ params)
-      +-- --check: gradcheck.check_program   float64 finite differences; exit 1 on mismatch
-"""
+"""`pyir grad MODEL`: a thin wrapper over `pyir.files.grad_model` (append the backward ops,
+write OUT.pb) and `pyir.files.check_model_gradients` (--check)."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
 
-from pyir.errors import PyirError, Where
+from pyir.files import check_model_gradients, grad_model
 
 
 @click.command("grad")
@@ -54,39 +46,18 @@ def grad(model, loss, wrt, out, params, check, feeds, paths, max_elements, rtol,
     The check runs a float64 copy of the program; a py_func callable that does not return
     float64 for float64 inputs stops it with an error naming the op and the callable.
     """
-    from pyir.backward import differentiate
-    from pyir.callables import search_path
-    from pyir.executor import Scope
-    from pyir.io import load_model
-    from pyir.training import save_program
-
-    if not os.path.isfile(model):
-        raise PyirError("no such model file", Where(file=model))
-    if check and not feeds:
-        raise PyirError("--check runs the program: give its inputs with --feed")
-    scope = Scope()
-    with search_path(list(paths)):
-        loaded = load_model(model, params=params, scope=scope)
-        if check:
-            _check(loaded, loss, wrt, feeds, scope, model, max_elements, rtol, atol)
-            if not out:
-                return
-        program = loaded.program.clone()
-        loss_name, pairs = differentiate(program, loss, list(wrt))
-    out = out or os.path.splitext(os.path.basename(model))[0] + "_grad.pb"
-    save_program(out, program, list(loaded.feed_names), [loss_name] + [g for _, g in pairs],
-                 scope)
-    click.echo(f"wrote {out}: loss {loss_name}, gradients "
-               f"{', '.join(g for _, g in pairs)}")
+    if check:
+        _check(model, loss, wrt, params, feeds, paths, max_elements, rtol, atol)
+        if not out:
+            return
+    written = grad_model(model, out, loss, wrt, params, paths)
+    click.echo(f"wrote {written.path}: loss {written.loss}, gradients "
+               f"{', '.join(g for _, g in written.gradients)}")
 
 
-def _check(loaded, loss, wrt, feeds, scope, model, max_elements, rtol, atol) -> None:
-    from pyir.cli.run import bind_feeds
-    from pyir.gradcheck import check_program
-
-    feed = bind_feeds(feeds, list(loaded.feed_names), model)
-    results = check_program(loaded.program, loss, feed, scope, list(wrt) or None,
-                            max_elements=max_elements, rtol=rtol, atol=atol)
+def _check(model, loss, wrt, params, feeds, paths, max_elements, rtol, atol) -> None:
+    results = check_model_gradients(model, feeds, loss, wrt, params, paths,
+                                    max_elements=max_elements, rtol=rtol, atol=atol)
     for r in results:
         click.echo(str(r))
     bad = [r.grad_name for r in results if not r.ok]

@@ -6,7 +6,10 @@ import json
 
 import click
 
+from pyir import registry
 from pyir.errors import PyirError
+from pyir.printer import format_value
+from pyir.registry import AttrType
 
 
 def _slot_text(slot: dict) -> str:
@@ -15,15 +18,11 @@ def _slot_text(slot: dict) -> str:
 
 
 def _default(spec):
-    from pyir import registry
-
     return "required" if spec.default is registry.REQUIRED else spec.default
 
 
 def op_summary(opdef) -> dict:
     """One op's registry entry as plain data."""
-    from pyir.registry import AttrType
-
     return {
         "type": opdef.type, "doc": opdef.doc, "grad_of": opdef.grad_of,
         "differentiable": opdef.differentiable,
@@ -37,8 +36,6 @@ def op_summary(opdef) -> dict:
 
 
 def _format_op(info: dict) -> list[str]:
-    from pyir.printer import format_value
-
     lines = [f"{info['type']}" + (f"  -- {info['doc']}" if info["doc"] else "")]
     ins = ", ".join(_slot_text(s) for s in info["inputs"]) or "-"
     outs = ", ".join(_slot_text(s) for s in info["outputs"]) or "-"
@@ -68,8 +65,6 @@ def ops(names: tuple[str, ...], show_all: bool, fmt: str) -> None:
       pyir ops elementwise_add mul
       pyir ops --all --format json
     """
-    from pyir import registry
-
     if names:
         unknown = [n for n in names if n not in registry.OPS]
         if unknown:

@@ -12,15 +12,13 @@ which returns `GradOp`s. The pass only walks, prunes, names and accumulates:
       +-- _append                declare grad variables (dtype/shape of their forward
                                  variable) and append the ops with op_role = backward
 
-The only op types named here are Paddle's own choices for accumulation and constant
-gradients: `sum` (partials), `fill_constant` (the `loss@GRAD` seed of append_backward) and
-`fill_any_like` (ones for the targets of `gradients()`, whose shapes may be unknown until run
-time, and zeros for a required gradient input nothing produces).
+The only op types named here are Paddle's choices for accumulation and constant gradients:
+`sum` (partials), `fill_constant` (append_backward's `loss@GRAD` seed) and `fill_any_like`
+(ones for gradients()' targets, zeros for a required gradient input nothing produces).
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -30,8 +28,7 @@ from .errors import GradError, Where
 from .framework import Block, Operator, Parameter, Program, Variable
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, GradOp
 
-GRAD = GRAD_SUFFIX
-EMPTY = EMPTY_VAR
+GRAD, EMPTY = GRAD_SUFFIX, EMPTY_VAR
 ACCUMULATE_OP = "sum"
 CONSTANT_OP = "fill_constant"
 LIKE_OP = "fill_any_like"
@@ -80,16 +77,20 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
         >>> loss = paddle.mean(pyir.static.nn.fc(x, 1))
         >>> params_grads = pyir.static.append_backward(loss)
     """
-    block = loss.block
-    grads = _backward_of_loss(loss, no_grad_set)
+    block, grads = loss.block, backward_of_loss(loss, no_grad_set)
     params = _parameters(block.program, parameter_list)
     pairs = [(p, block.var(grads[p.name])) for p in params if p.name in grads]
     _set_op_role_vars(block, pairs)
     return pairs
 
 
-def _backward_of_loss(loss: Variable, no_grad_set) -> dict:
-    """Mark the loss op, seed loss@GRAD, append the pass; {forward name: grad name}."""
+def backward_of_loss(loss: Variable, no_grad_set=None) -> dict:
+    """Mark the loss op, seed loss@GRAD, append the pass; {forward name: grad name} for every
+    variable that got a gradient (what `append_backward` and `pyir grad` build on).
+
+    Example:
+        >>> backward_of_loss(loss)["x"]                # 'x@GRAD'
+    """
     block = _check_target(loss)
     _mark_loss_op(block, loss)
     seed = _seed_op(loss, ROLE_LOSS | ROLE_BACKWARD)
@@ -102,8 +103,9 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
     Args:
         targets: a Variable or list of Variables.
         inputs: a Variable or list of Variables to differentiate with respect to.
-        target_gradients: optional list (same length as targets, None entries allowed) of
-            variables used as the targets' gradients instead of ones.
+        target_gradients: the initial gradient of each target (a Variable of the target's
+            shape, or None for ones); one per target. The result is then the gradient of
+            sum(target * target_gradient).
         no_grad_set: variables (or names) that get no gradient.
 
     Returns:
@@ -116,106 +118,15 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
     tgrads = as_list(target_gradients) or [None] * len(targets)
     if len(tgrads) != len(targets):
         raise GradError(f"gradients: {len(targets)} targets but {len(tgrads)} target_gradients")
-    block = _check_target(targets[0])
-    seeds, renames = [], {}
+    block, seeds, renames = _check_target(targets[0]), [], {}
     for target, tgrad in zip(targets, tgrads):
         _check_target(target)
         if tgrad is None:
             seeds.append(_seed_op(target, ROLE_BACKWARD))
         else:
-            renames[grad_var_name(target.name)] = _name(tgrad)
+            renames[grad_var_name(target.name)] = _target_gradient(target, tgrad).name
     grads = _run_pass(block, targets, [v.name for v in inputs], seeds, no_grad_set, renames)
     return [block.var(grads[v.name]) if v.name in grads else None for v in inputs]
-
-
-def differentiate(program: Program, loss: str | None = None, wrt=None,
-                  ) -> tuple[str, list[tuple[str, str]]]:
-    """Append the backward of `loss` w.r.t. `wrt` to `program` (what `pyir grad` does).
-
-    Args:
-        loss: the scalar's name; default: `default_loss(program)`.
-        wrt: names to differentiate against (their stop_gradient is cleared); default:
-            `default_wrt(program)`. Other parameters and inputs get no gradient.
-
-    Returns:
-        (loss name, [(name, gradient name)] in `wrt` order).
-
-    Example:
-        >>> loss, grads = differentiate(program, wrt=["fc_0.w_0", "x"])
-    """
-    block = program.global_block()
-    loss = loss or default_loss(program)
-    loss_var = _find(block, loss, "loss")
-    wrt = list(wrt) if wrt else default_wrt(program)
-    for name in wrt:
-        _find(block, name, "--wrt variable").stop_gradient = False
-    others = [n for n in _leaves(program) if n not in wrt]
-    grads = _backward_of_loss(loss_var, others)
-    missing = [n for n in wrt if n not in grads]
-    if missing:
-        raise GradError(f"{loss!r} does not depend on {', '.join(map(repr, missing))}; nothing "
-                        f"to differentiate there", Where(file=program.source, var=missing[0]))
-    return loss, [(n, grads[n]) for n in wrt]
-
-
-def default_loss(program: Program) -> str:
-    """The program's single scalar float output: among its fetch targets, else among the
-    variables no op reads."""
-    from .io import default_fetch_names
-
-    block = program.global_block()
-    outputs = default_fetch_names(program)
-    scalars = [n for n in outputs if (v := block.find_var(n)) is not None and v.dtype is not None
-               and dtypes.is_float(v.dtype) and v.shape is not None
-               and math.prod(v.shape) == 1 and not v.persistable]
-    if len(scalars) != 1:
-        found = (f"several scalar outputs could be ({', '.join(scalars)})" if scalars else
-                 f"no output is a float scalar (outputs: {', '.join(outputs[:8]) or 'none'})")
-        raise GradError(f"cannot tell which output is the loss: {found}; name it with --loss",
-                        Where(file=program.source))
-    return scalars[0]
-
-
-def default_wrt(program: Program) -> list[str]:
-    """Every trainable parameter and every float input with stop_gradient=False.
-
-    A Paddle inference file does not record `is_parameter`/`stop_gradient`, so there every
-    persistable float tensor counts as a parameter.
-    """
-    from .plan import io_targets
-
-    block = program.global_block()
-    feeds = io_targets(program, "feed") or [v.name for v in block.vars.values()
-                                            if v.need_check_feed]
-    inputs = [n for n in feeds if (v := block.find_var(n)) is not None and not v.stop_gradient
-              and v.dtype is not None and dtypes.is_float(v.dtype)]
-    params = [n for n in _persistable_floats(program) if not block.var(n).stop_gradient]
-    return params + inputs
-
-
-def _leaves(program: Program) -> list[str]:
-    """Variables of the global block that no op writes: parameters and inputs."""
-    block = program.global_block()
-    written = {n for op in block.ops for n in op.output_arg_names}
-    return [n for n in block.vars if n not in written]
-
-
-def _persistable_floats(program: Program) -> list[str]:
-    block = program.global_block()
-    read = {n for op in block.ops for n in op.input_arg_names}
-    return [v.name for v in block.vars.values() if v.persistable and v.name in read
-            and v.dtype is not None and dtypes.is_float(v.dtype)]
-
-
-def _find(block: Block, name: str, what: str) -> Variable:
-    var = block.find_var(name)
-    if var is None:
-        floats = [v.name for v in block.vars.values()
-                  if v.dtype is not None and dtypes.is_float(v.dtype)]
-        raise GradError(f"no {what} {name!r} in the program (float variables: "
-                        f"{', '.join(floats[:12])}{', ...' if len(floats) > 12 else ''})",
-                        Where(file=block.program.source, var=name))
-    return var
 
 
 # --- the pass ----------------------------------------------------------------------------
@@ -278,8 +189,7 @@ def _relevant_ops(block: Block, targets: list, inputs: list, no_grad: set) -> li
 
 
 def _opdef(op: Operator):
-    opdef = registry.lookup(op.type)
-    return opdef if opdef is not None else registry.get(op.type, _where(op))
+    return registry.lookup(op.type) or registry.get(op.type, _where(op))
 
 
 def _has_rule(op: Operator) -> bool:
@@ -404,20 +314,25 @@ def _accumulate(entries: list, block_idx: int) -> list:
                 out.append(_sum_entry(parts[name], name))
                 parts[name] = [name]
         ins = set(_in_names(g))
-        for slot, names in g.outputs.items():
+        done = []  # this op's output positions handled so far: (slot list, index)
+        for names in g.outputs.values():
             for i, name in enumerate(names):
                 if not _is_grad(name) or name == EMPTY or name in ins:
                     continue
                 if not parts.get(name):
                     parts[name], first[name] = [name], len(out)
-                    continue
-                if len(parts[name]) == 1:
-                    renamed = _rename_name(name, block_idx, count)
-                    for earlier in out[first[name]:] + [entry]:
-                        _rename_args(earlier.op, {name: renamed})
-                    parts[name][0] = renamed
-                names[i] = _rename_name(name, block_idx, count)
-                parts[name].append(names[i])
+                else:
+                    if len(parts[name]) == 1:  # the first writer becomes a partial too
+                        renamed = _rename_name(name, block_idx, count)
+                        for earlier in out[first[name]:]:
+                            _rename_args(earlier.op, {name: renamed})
+                        for held, j in done:
+                            if held[j] == name:
+                                held[j] = renamed
+                        parts[name][0] = renamed
+                    names[i] = _rename_name(name, block_idx, count)
+                    parts[name].append(names[i])
+                done.append((names, i))
         out.append(entry)
     out += [_sum_entry(p, name) for name, p in parts.items() if len(p) > 1]
     return out
@@ -532,25 +447,35 @@ def _no_grad_names(program: Program, no_grad_set) -> set:
 
 
 def _parameters(program: Program, parameter_list) -> list:
+    """The listed ones, else every trainable Parameter built here or variable a parsed file
+    marks `is_parameter`."""
     block = program.global_block()
     if parameter_list is None:
-        return [v for v in block.vars.values() if _is_parameter(v) and not v.stop_gradient]
+        return [v for v in block.vars.values()
+                if (isinstance(v, Parameter) or v.is_parameter) and not v.stop_gradient]
     return [block.var(_name(p)) for p in parameter_list]
-
-
-def _is_parameter(var: Variable) -> bool:
-    """A Parameter built here, or a variable a parsed file marks `is_parameter`."""
-    return isinstance(var, Parameter) or var.is_parameter
 
 
 def _check_target(var) -> Block:
     if not isinstance(var, Variable):
         raise GradError(f"expected a Variable to differentiate, got {type(var).__name__}")
     if var.dtype is None or not dtypes.is_float(var.dtype):
-        raise GradError(f"cannot differentiate {var.name!r}: its dtype "
-                        f"{var.dtype} is not a float type", Where(block=var.block.idx,
-                                                                  var=var.name))
+        raise GradError(f"cannot differentiate {var.name!r}: its dtype {var.dtype} is not "
+                        f"a float type", Where(block=var.block.idx, var=var.name))
     return var.block
+
+
+def _target_gradient(target: Variable, tgrad) -> Variable:
+    """A Variable of the target's shape, as Paddle wants (a dim unknown on either side
+    matches: pyir's inference leaves some dims unknown)."""
+    if not isinstance(tgrad, Variable) or len(tgrad.shape or ()) != len(target.shape or ()) \
+            or any(-1 not in (a, b) and a != b for a, b in zip(tgrad.shape, target.shape)):
+        got = (f"{tgrad.name!r} of shape {list(tgrad.shape or [])}"
+               if isinstance(tgrad, Variable) else type(tgrad).__name__)
+        raise GradError(f"gradients: the target_gradient of {target.name!r} must be a Variable "
+                        f"of its shape {list(target.shape or [])} (or None for ones), got {got}",
+                        Where(block=target.block.idx, var=target.name))
+    return tgrad
 
 
 def _name(v) -> str:
@@ -570,5 +495,5 @@ def _where(op: Operator) -> Where:
                  op_type=op.type)
 
 
-__all__ = ["append_backward", "gradients", "differentiate", "default_loss", "default_wrt",
-           "grad_var_name", "strip_grad_suffix"]
+__all__ = ["append_backward", "gradients", "backward_of_loss", "grad_var_name",
+           "strip_grad_suffix"]

@@ -163,10 +163,7 @@ class Operator(OpView):
     def where(self) -> Where:
         return Where(block=self.block.idx, op_index=self.idx, op_type=self.type)
 
-    def __repr__(self) -> str:
-        from .printer import format_op
-
-        return format_op(self)
+    # `repr(op)` (its text line) is installed by `pyir/printer.py`.
 
 
 class Block:
@@ -320,58 +317,13 @@ class Program:
         for b in self.blocks:
             yield from b.vars.values()
 
-    def clone(self, for_test: bool = False) -> "Program":
-        """A deep copy. With for_test=True, every op with an `is_test` attribute gets True."""
-        from .serialize import program_from_desc, program_to_desc
-
-        copy = program_from_desc(program_to_desc(self))
-        _copy_python_state(self, copy)
-        if for_test:
-            for block in copy.blocks:
-                for op in block.ops:
-                    if "is_test" in op.attrs:
-                        op.attrs["is_test"] = True
-        return copy
-
-    def serialize_to_string(self) -> bytes:
-        """The program as Paddle legacy ProgramDesc bytes.
-
-        Raises CallableError when a py_func callable cannot be referenced from another process.
-        """
-        from .serialize import serialize_program
-
-        return serialize_program(self)
-
-    @staticmethod
-    def parse_from_string(data: bytes) -> "Program":
-        from .serialize import parse_program
-
-        return parse_program(data)
-
-    def __str__(self) -> str:
-        from .printer import format_program
-
-        return format_program(self)
+    # Installed from above, where the code they need lives (imports point down):
+    #   clone, serialize_to_string, parse_from_string   by pyir/serialize.py
+    #   __str__ (the text form)                          by pyir/printer.py
 
     def __repr__(self) -> str:
         ops = sum(len(b.ops) for b in self.blocks)
         return f"<pyir.Program: {len(self.blocks)} blocks, {ops} ops>"
-
-
-def _copy_python_state(src: Program, dst: Program) -> None:
-    """Carry what the wire does not hold (Parameter class, trainable, callables) across a copy."""
-    for sb, db in zip(src.blocks, dst.blocks):
-        for name, var in sb.vars.items():
-            if isinstance(var, Parameter) and name in db.vars:
-                old = db.vars[name]
-                param = Parameter(db, name, old.dtype, old.shape, trainable=var.trainable)
-                param._flags = dict(old._flags)
-                param.lod_level = old.lod_level
-                db.vars[name] = param
-        for sop, dop in zip(sb.ops, db.ops):
-            if hasattr(sop, "callables"):
-                dop.callables = dict(sop.callables)
-    dst.random_seed = src.random_seed
 
 
 # --- unique names --------------------------------------------------------------------------

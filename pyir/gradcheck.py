@@ -3,7 +3,7 @@
     check_op_example(op_type, example)     one op, one registry Example, float64:
                                            d/dx sum(out * w) by the op's rule vs central
                                            differences (the registry sweep uses this)
-    check_program(program, loss, feed, scope, wrt)
+    check_program_gradients(program, loss, feed, scope, wrt)
                                            a whole program in float64 (`pyir grad --check`)
 
 Both compare the analytic gradient `a` with the numerical one `n` elementwise and pass when
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import dtypes, registry
-from .backward import differentiate, gradients, grad_var_name
+from .backward import gradients, grad_var_name
+from .differentiation import differentiate
 from .builder import as_list, emit
 from .errors import CallableError, GradError, KernelError
 from .executor import Executor, Scope
@@ -198,9 +199,9 @@ def to_float64(program: Program) -> Program:
     return copy
 
 
-def check_program(program: Program, loss: str | None, feed: dict, scope: Scope, wrt,
-                  eps: float = 1e-6, rtol: float = 1e-4, atol: float = 1e-6,
-                  max_elements: int | None = 32, seed: int = 0) -> list[GradResult]:
+def check_program_gradients(program: Program, loss: str | None, feed: dict, scope: Scope, wrt,
+                            eps: float = 1e-6, rtol: float = 1e-4, atol: float = 1e-6,
+                            max_elements: int | None = 32, seed: int = 0) -> list[GradResult]:
     """Compare the appended backward of `loss` with finite differences, in float64.
 
     Args:
@@ -214,7 +215,7 @@ def check_program(program: Program, loss: str | None, feed: dict, scope: Scope, 
         One GradResult per differentiated variable.
 
     Example:
-        >>> for r in check_program(main, "mean_0.tmp_0", {"x": x}, scope, ["fc_0.w_0"]):
+        >>> for r in check_program_gradients(main, "mean_0.tmp_0", {"x": x}, scope, ["x"]):
         ...     print(r)
     """
     prog = to_float64(program)
@@ -286,5 +287,5 @@ def coverage_problems(ops: dict | None = None) -> list[str]:
     return problems
 
 
-__all__ = ["GradResult", "check_op_example", "check_program", "to_float64", "compare",
-           "coverage_problems"]
+__all__ = ["GradResult", "check_op_example", "check_program_gradients", "to_float64",
+           "compare", "coverage_problems"]

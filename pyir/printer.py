@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from . import dtypes, registry
+from .callables import references
 from ._proto.framework_pb2 import AttrType, VarType
 from .framework import Block, Operator, Program, Variable
 
@@ -157,8 +158,6 @@ def callable_references(program: Program) -> list[dict]:
     """Every callable the program's py_func ops name: {block, op_index, op_type, role,
     reference}; Paddle's process-local ids read `<paddle callable id N>`. Imports nothing.
     """
-    from .callables import references
-
     return [{"block": b, "op_index": i, "op_type": program.blocks[b].ops[i].type,
              "role": role, "reference": ref} for b, i, role, ref in references(program)]
 
@@ -290,6 +289,11 @@ def to_dot(program: Program, block: int | None = None) -> str:
         _dot_edges(b, lines, declared, shown)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+# The IR sits below this module; its text form is installed here.
+Operator.__repr__ = format_op
+Program.__str__ = format_program
 
 
 __all__ = ["format_program", "format_op", "format_block", "format_var", "to_json", "to_dict",

@@ -245,9 +245,33 @@ def attr_type_for(op_type: str, name: str, value) -> int:
         return spec.type
     if name in COMMON_ATTRS:
         return COMMON_ATTRS[name]
-    from .serialize import attr_type_of
-
     return attr_type_of(value)
+
+
+def attr_type_of(value) -> int:
+    """Guess the AttrType of a Python value (for attributes the registry does not declare).
+
+    Example:
+        >>> attr_type_of([1, 2]) == AttrType.INTS
+        True
+    """
+    if isinstance(value, bool):
+        return AttrType.BOOLEAN
+    if isinstance(value, int):
+        return AttrType.INT if -(2**31) <= value < 2**31 else AttrType.LONG
+    if isinstance(value, float):
+        return AttrType.FLOAT
+    if isinstance(value, str):
+        return AttrType.STRING
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, bool) for v in value) and value:
+            return AttrType.BOOLEANS
+        if all(isinstance(v, int) for v in value) and value:
+            return AttrType.INTS
+        if all(isinstance(v, (int, float)) for v in value) and value:
+            return AttrType.FLOATS
+        return AttrType.STRINGS
+    raise PyirError(f"cannot store attribute value {value!r} of type {type(value).__name__}")
 
 
 def attr_type_ok(declared: int, actual: int) -> bool:

@@ -1,4 +1,4 @@
-"""Program <-> Paddle legacy ProgramDesc protobuf, and atomic file writes.
+"""Program <-> Paddle legacy ProgramDesc protobuf (writing files is `pyir.files`'s job).
 
 One table (`_ATTR_CODECS`) maps each AttrType to the proto field that carries it; there are
 no per-op cases. Parsing then serializing a Paddle file gives back identical bytes: op slot
@@ -7,16 +7,14 @@ and attribute order, attribute types and which optional VarDesc fields were pres
 
 from __future__ import annotations
 
-import os
-import secrets
-
 from google.protobuf.message import DecodeError
 
-from . import dtypes
+from . import dtypes, registry
 from ._proto import framework_pb2 as pb
 from .errors import FormatError, PyirError, Where
 from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, FEED_MINIBATCH, FETCH_LIST,
-                        SELECTED_ROWS, STEP_SCOPES, VAR_FLAGS, Block, Operator, Program, Variable)
+                        Parameter, SELECTED_ROWS, STEP_SCOPES, VAR_FLAGS, Block, Operator,
+                        Program, Variable)
 
 A = pb.AttrType
 PADDLE_VERSION = 3003001  # the Paddle release whose legacy format pyir writes (3.3.1)
@@ -94,27 +92,6 @@ def encode_attr(name: str, attr_type: int, value, out: pb.OpDesc.Attr) -> None:
         setattr(out, field, value)
 
 
-def attr_type_of(value) -> int:
-    """Guess the AttrType of a Python value (for attributes the registry does not declare)."""
-    if isinstance(value, bool):
-        return A.BOOLEAN
-    if isinstance(value, int):
-        return A.INT if -(2**31) <= value < 2**31 else A.LONG
-    if isinstance(value, float):
-        return A.FLOAT
-    if isinstance(value, str):
-        return A.STRING
-    if isinstance(value, (list, tuple)):
-        if all(isinstance(v, bool) for v in value) and value:
-            return A.BOOLEANS
-        if all(isinstance(v, int) for v in value) and value:
-            return A.INTS
-        if all(isinstance(v, (int, float)) for v in value) and value:
-            return A.FLOATS
-        return A.STRINGS
-    raise PyirError(f"cannot store attribute value {value!r} of type {type(value).__name__}")
-
-
 # --- variables -----------------------------------------------------------------------------
 def _var_to_desc(var: Variable, out: pb.VarDesc) -> None:
     out.name = var.name
@@ -169,8 +146,6 @@ def _var_from_desc(block: Block, desc: pb.VarDesc) -> Variable:
 
 # --- ops ------------------------------------------------------------------------------------
 def _op_to_desc(op: Operator, out: pb.OpDesc) -> None:
-    from .registry import attr_type_for
-
     for slot, names in op.inputs.items():
         out.inputs.add(parameter=slot, arguments=names)
     for slot, names in op.outputs.items():
@@ -179,7 +154,7 @@ def _op_to_desc(op: Operator, out: pb.OpDesc) -> None:
     for name, value in op.attrs.items():
         attr_type = op.attr_types.get(name)
         if attr_type is None:
-            attr_type = attr_type_for(op.type, name, value)
+            attr_type = registry.attr_type_for(op.type, name, value)
         try:
             encode_attr(name, attr_type, value, out.attrs.add())
         except (TypeError, ValueError) as e:
@@ -244,11 +219,9 @@ def program_from_desc(desc: pb.ProgramDesc) -> Program:
 
 def serialize_program(program: Program) -> bytes:
     """Paddle legacy bytes for `program`, after checking its py_func callables can be saved."""
-    from .registry import lookup
-
     for block in program.blocks:
         for op in block.ops:
-            opdef = lookup(op.type)
+            opdef = registry.lookup(op.type)
             if opdef is not None and opdef.check_save is not None:
                 opdef.check_save(op)
     return program_to_desc(program).SerializeToString()
@@ -299,26 +272,54 @@ def load_program(path: str) -> Program:
     return program
 
 
-def temp_beside(path: str) -> tuple[int, str]:
-    """Create a new temp file in `path`'s directory: (fd, its path). Unlike mkstemp's 0600, it
-    gets the mode an ordinary open would (0666 less the umask), which the rename then keeps."""
-    directory = os.path.dirname(os.path.abspath(path))
-    while True:
-        tmp = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
-        except FileExistsError:
-            continue
+# --- Program methods that go through the wire form ------------------------------------------
+def clone_program(program: Program, for_test: bool = False) -> Program:
+    """A deep copy (through the wire form, so it is exactly what a save would write). With
+    for_test=True, every op with an `is_test` attribute gets True.
+
+    Example:
+        >>> test_program = main.clone(for_test=True)
+    """
+    copy = program_from_desc(program_to_desc(program))
+    _copy_python_state(program, copy)
+    if for_test:
+        for block in copy.blocks:
+            for op in block.ops:
+                if "is_test" in op.attrs:
+                    op.attrs["is_test"] = True
+    return copy
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Write `data` to `path` through a temp file in the same directory and a rename."""
-    fd, tmp = temp_beside(path)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _copy_python_state(src: Program, dst: Program) -> None:
+    """Carry what the wire does not hold (Parameter class, trainable, callables) across a copy."""
+    for sb, db in zip(src.blocks, dst.blocks):
+        for name, var in sb.vars.items():
+            if isinstance(var, Parameter) and name in db.vars:
+                old = db.vars[name]
+                param = Parameter(db, name, old.dtype, old.shape, trainable=var.trainable)
+                param._flags = dict(old._flags)
+                param.lod_level = old.lod_level
+                db.vars[name] = param
+        for sop, dop in zip(sb.ops, db.ops):
+            if hasattr(sop, "callables"):
+                dop.callables = dict(sop.callables)
+    dst.random_seed = src.random_seed
+
+
+def _serialize_to_string(self: Program) -> bytes:
+    """The program as Paddle legacy ProgramDesc bytes.
+
+    Raises CallableError when a py_func callable cannot be referenced from another process.
+    """
+    return serialize_program(self)
+
+
+def _parse_from_string(data: bytes) -> Program:
+    """A Program from Paddle legacy ProgramDesc bytes."""
+    return parse_program(data)
+
+
+# The IR sits below this module; its methods that need the wire form are installed here.
+Program.clone = clone_program
+Program.serialize_to_string = _serialize_to_string
+Program.parse_from_string = staticmethod(_parse_from_string)

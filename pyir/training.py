@@ -3,12 +3,11 @@
 
 Each step feeds a batch (the whole feed, or the next `batch_size` rows cycling through it),
 runs the program once in the given scope, so the update ops change the parameters there in
-place, and records the loss.
+place, and records the loss. Saving a training program is `pyir.files.save_training_program`.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -17,7 +16,7 @@ import numpy as np
 from .builder import ROLE_BACKWARD, ROLE_LOSS
 from .errors import PyirError, Where
 from .executor import Executor, Scope
-from .framework import FEED_MINIBATCH, FETCH_LIST, Program
+from .framework import Program
 
 
 @dataclass
@@ -97,36 +96,4 @@ def run_steps(program: Program, feed: dict, steps: int, scope: Scope, *,
     return result
 
 
-def save_program(path: str, program: Program, feed_names: list[str], fetch_names: list[str],
-                 scope: Scope, params_path: str | None = None) -> Program:
-    """Write `program` as it is (no pruning, no is_test: it can still train) with Paddle's
-    feed/fetch ops for its inputs and outputs, plus its persistable values from `scope` in
-    `<stem>.pdiparams`; both files atomically. Returns the program as written.
-
-    Example:
-        >>> save_program("out/train.pb", main, ["x", "y"], [loss.name], scope)
-    """
-    from . import io, registry
-    from .params import encode_params
-
-    copy = program.clone()
-    block = copy.global_block()
-    block.ops = [op for op in block.ops if registry.get(op.type).io is None]
-    for name in [n for n, v in block.vars.items() if v.type in (FEED_MINIBATCH, FETCH_LIST)]:
-        block.remove_var(name)
-    io.add_feed_fetch(copy, list(feed_names), list(fetch_names))
-    params = {}
-    for name in io.persistable_names(copy):
-        if name not in scope:
-            raise PyirError(f"persistable variable {name!r} has no value in the scope: run the "
-                            f"startup program (or load parameters) before saving",
-                            Where(var=name))
-        params[name] = np.asarray(scope[name])
-    files = {path: copy.serialize_to_string()}
-    if params:
-        files[params_path or os.path.splitext(path)[0] + ".pdiparams"] = encode_params(params)
-    io.write_files(files)
-    return copy
-
-
-__all__ = ["TrainResult", "run_steps", "find_loss", "batches", "save_program"]
+__all__ = ["TrainResult", "run_steps", "find_loss", "batches"]

@@ -79,7 +79,7 @@ def train(steps: int = 60, seed: int = 0, batch_size: int = 64):
 
 def save(out_dir: str, seed: int = 0) -> None:
     """Write train.pb (+ train.pdiparams, initial parameters) and data.npz to `out_dir`."""
-    from pyir.training import save_program
+    from pyir.files import save_training_program as save_program
 
     paddle.seed(seed)
     main, startup, loss = build()

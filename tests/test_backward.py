@@ -14,7 +14,7 @@ from pyir.backward import append_backward, gradients, strip_grad_suffix
 from pyir.callables import bind_ids
 from pyir.errors import GradError
 from pyir.executor import Executor, Scope
-from pyir.gradcheck import check_program
+from pyir.gradcheck import check_program_gradients
 from pyir.serialize import load_program
 from pyir.static import Program, program_guard
 
@@ -263,7 +263,7 @@ def _py_func_net(backward):
 
 def test_py_func_backward_matches_finite_differences():
     main, loss, feed, scope = _py_func_net(gradfuncs.tanh_grad)
-    results = check_program(main, loss.name, feed, scope, ["fc_0.w_0", "fc_0.b_0", "x"])
+    results = check_program_gradients(main, loss.name, feed, scope, ["fc_0.w_0", "fc_0.b_0", "x"])
     assert [r.grad_name for r in results] == ["fc_0.w_0@GRAD", "fc_0.b_0@GRAD", "x@GRAD"]
     assert all(r.ok for r in results), [str(r) for r in results]
 
@@ -281,7 +281,7 @@ def test_py_func_grad_op_follows_paddles_maker():
 
 def test_check_catches_a_wrong_py_func_backward():
     main, loss, feed, scope = _py_func_net(gradfuncs.tanh_grad_wrong)
-    results = check_program(main, loss.name, feed, scope, ["fc_0.w_0", "x"])
+    results = check_program_gradients(main, loss.name, feed, scope, ["fc_0.w_0", "x"])
     assert not any(r.ok for r in results)
 
 
@@ -297,7 +297,7 @@ def test_pylayer_backward_matches_finite_differences():
     scope = Scope()
     Executor().run(startup, scope=scope)
     feed = {"x": np.random.default_rng(4).standard_normal((3, 4)).astype("float32") * 0.3}
-    results = check_program(main, loss.name, feed, scope, ["fc_0.w_0", "x"])
+    results = check_program_gradients(main, loss.name, feed, scope, ["fc_0.w_0", "x"])
     assert all(r.ok for r in results), [str(r) for r in results]
 
 
@@ -321,7 +321,7 @@ def test_a_differentiable_op_without_rule_on_the_path_is_an_error(monkeypatch):
 
 
 def test_differentiating_a_file_that_already_has_gradients_renames_the_new_ones():
-    from pyir.backward import differentiate
+    from pyir.differentiation import differentiate
 
     case = "mlp_grad"
     program = load_program(str(GOLDEN / case / "model_with_grad.pb"))

@@ -82,7 +82,7 @@ def test_group_help_lists_verbs():
 def test_build_writes_program_and_params_and_summary(two):
     directory = two.parent
     assert {"two.pb", "two.pdiparams"} <= only_files(directory)
-    loaded = pyir.io.load_model(str(two), scope=pyir.static.Scope())
+    loaded = pyir.files.load_model(str(two), scope=pyir.static.Scope())
     assert list(loaded.feed_names) == ["a", "b"]          # declaration order
     # default outputs: the leaves no op reads, in the order the ops write them
     assert list(loaded.fetch_names) == ["fc_0.tmp_2", s_name(loaded.program)]
@@ -104,7 +104,7 @@ def test_build_fetch_selects_outputs_and_prunes(tmp_path):
     model = write(tmp_path / "two.py", TWO_INPUTS)
     result = cli("build", model, "-o", tmp_path / "h.pb", "--fetch", "fc_0.tmp_2")
     assert result.exit_code == 0, result.output
-    loaded = pyir.io.load_model(str(tmp_path / "h.pb"), scope=pyir.static.Scope())
+    loaded = pyir.files.load_model(str(tmp_path / "h.pb"), scope=pyir.static.Scope())
     assert list(loaded.fetch_names) == ["fc_0.tmp_2"]
     assert "elementwise_mul" not in {op.type for op in loaded.program.global_block().ops}
 
@@ -173,7 +173,7 @@ def test_build_after_append_backward_outputs_loss_and_gradients(tmp_path):
     """)
     result = cli("build", model, "-o", tmp_path / "g.pb")
     assert result.exit_code == 0, result.output
-    loaded = pyir.io.load_model(str(tmp_path / "g.pb"), scope=pyir.static.Scope())
+    loaded = pyir.files.load_model(str(tmp_path / "g.pb"), scope=pyir.static.Scope())
     assert sorted(loaded.fetch_names) == sorted(
         [loaded.fetch_names[0], "fc_0.w_0@GRAD", "fc_0.b_0@GRAD"])
     assert loaded.program.global_block().var(loaded.fetch_names[0]).shape == ()
@@ -190,7 +190,7 @@ def test_build_default_outputs_leave_out_side_outputs_of_forward_ops(tmp_path):
     """)
     result = cli("build", model, "-o", tmp_path / "ce.pb")
     assert result.exit_code == 0, result.output
-    loaded = pyir.io.load_model(str(tmp_path / "ce.pb"), scope=pyir.static.Scope())
+    loaded = pyir.files.load_model(str(tmp_path / "ce.pb"), scope=pyir.static.Scope())
     program = loaded.program.global_block()
     writers = {n: op for op in program.ops for n in op.output_arg_names}
     assert [writers[n].type for n in loaded.fetch_names] == ["reduce_mean", "tanh"]
@@ -235,13 +235,13 @@ def test_build_missing_file_and_unknown_fetch(tmp_path, two):
 
 def test_build_failure_while_saving_leaves_nothing_behind(tmp_path, monkeypatch):
     model = write(tmp_path / "two.py", TWO_INPUTS)
-    real_save = pyir.io.save_model
+    real_save = pyir.files.model.save_model
 
     def save_then_fail(path, *args, **kwargs):
         real_save(path, *args, **kwargs)          # both files written, then the disk fails
         raise OSError(28, "No space left on device", path)
 
-    monkeypatch.setattr(pyir.io, "save_model", save_then_fail)
+    monkeypatch.setattr(pyir.files.model, "save_model", save_then_fail)
     result = cli("build", model, "-o", tmp_path / "two.pb")
     assert_one_line_error(result, "No space left on device")
     assert only_files(tmp_path) == {"two.py"}
@@ -262,7 +262,7 @@ def one(tmp_path):
 
 def expected_one(model, x):
     scope = pyir.static.Scope()
-    loaded = pyir.io.load_model(str(model), scope=scope)
+    loaded = pyir.files.load_model(str(model), scope=scope)
     w, b = scope["fc_0.w_0"], scope["fc_0.b_0"]
     assert list(loaded.fetch_names) == ["fc_0.tmp_2"]
     return np.tanh(x @ w + b)
@@ -283,7 +283,7 @@ def test_run_name_binding_npz_and_fetch(two, tmp_path, rng):
     a = rng.standard_normal((2, 3)).astype(np.float32)
     b = rng.standard_normal((2, 3)).astype(np.float32)
     np.savez(tmp_path / "ab.npz", a=a, b=b)
-    s = s_name(pyir.io.load_model(str(two), scope=pyir.static.Scope()).program)
+    s = s_name(pyir.files.load_model(str(two), scope=pyir.static.Scope()).program)
     by_npz = cli("run", two, "--feed", tmp_path / "ab.npz", "--fetch", s, "-o", tmp_path / "1.npz")
     by_name = cli("run", two, "--feed", f"b={save_npy(tmp_path / 'b.npy', b)}",
                   "--feed", f"a={save_npy(tmp_path / 'a.npy', a)}", "--fetch", s,
@@ -323,7 +323,7 @@ def test_run_rejects_a_file_that_is_not_a_program(tmp_path):
 def test_run_missing_or_explicit_params(one, tmp_path):
     x = save_npy(tmp_path / "x.npy", np.ones((1, 3), np.float32))
     scope = pyir.static.Scope()
-    pyir.io.load_model(str(one), scope=scope)
+    pyir.files.load_model(str(one), scope=scope)
     np.savez(tmp_path / "p.npz", **{"fc_0.w_0": np.zeros((3, 2), np.float32),
                                     "fc_0.b_0": np.full((2,), 0.5, np.float32)})
     result = cli("run", one, "--feed", x, "--params", tmp_path / "p.npz", "-o", tmp_path / "y.npz")
@@ -385,7 +385,7 @@ def test_run_steps_updates_parameters_and_save_params_writes_them(tmp_path):
     assert result.exit_code == 0, result.output
     assert "training" in result.stderr
     scope = pyir.static.Scope()
-    pyir.io.load_model(str(tmp_path / "acc.pb"), scope=scope)
+    pyir.files.load_model(str(tmp_path / "acc.pb"), scope=scope)
     np.testing.assert_array_equal(scope["acc_0.w_0"], [4.0, 7.0])    # 1 + 3 * x
     # the printed loss is the third step's, read before that step's update: w = 1 + 2x = [3, 5],
     # mean(w * x) = (3 + 10) / 2
@@ -447,7 +447,7 @@ def test_run_steps_batch_size_cycles_through_rows(tmp_path):
                  "--save-params")
     assert result.exit_code == 0, result.output
     scope = pyir.static.Scope()
-    pyir.io.load_model(str(tmp_path / "sum.pb"), scope=scope)
+    pyir.files.load_model(str(tmp_path / "sum.pb"), scope=scope)
     np.testing.assert_array_equal(scope["acc_0.w_0"], [3.0 + 7.0 + 3.0])   # rows 0-1, 2-3, 0-1
     assert_one_line_error(cli("run", tmp_path / "sum.pb", "--feed", x, "--batch-size", "2"),
                           "--batch-size needs --steps")
@@ -544,7 +544,7 @@ def test_run_steps_trains_an_sgd_program_and_resumes_from_saved_params(tmp_path,
     resumed_first, _, _ = train(5)
     assert resumed_first < first / 50                   # started from the saved parameters
     scope = pyir.static.Scope()
-    pyir.io.load_model(str(tmp_path / "reg.pb"), scope=scope)
+    pyir.files.load_model(str(tmp_path / "reg.pb"), scope=scope)
     np.testing.assert_allclose(scope["fc_0.w_0"], true_w, atol=0.05)
     np.testing.assert_allclose(scope["fc_0.b_0"], [0.5], atol=0.05)
 
@@ -553,7 +553,7 @@ def test_a_pyir_bug_is_one_line_unless_traceback_is_asked_for(one, tmp_path, mon
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(pyir.io, "load_model", broken)
+    monkeypatch.setattr(pyir.files.run, "load_model", broken)
     assert_one_line_error(cli("run", one), "internal error: RuntimeError: boom",
                           "PYIR_TRACEBACK=1")
     monkeypatch.setenv("PYIR_TRACEBACK", "1")

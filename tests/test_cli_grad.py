@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import pyir
 from pyir.cli.main import main
 from pyir.executor import Executor, Scope
-from pyir.io import load_model, save_model
+from pyir.files import load_model, save_model
 from pyir.plan import io_targets
 from pyir.static import Program, program_guard
 

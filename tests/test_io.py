@@ -6,14 +6,15 @@ import pathlib
 import numpy as np
 import pytest
 
-from pyir import io as pio
+from pyir import files as pio
+from pyir.files.inference import _NO_EXTRA_ATTRS
 from pyir import static
 from pyir._proto import framework_pb2 as pb
 from pyir.builder import emit
 from pyir.errors import FormatError, PyirError
 from pyir.executor import Scope, global_scope
 from pyir.framework import FEED_MINIBATCH, FETCH_LIST
-from pyir.params import read_params, write_params
+from pyir.files import read_params, write_params
 from pyir.serialize import load_program
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "paddle_golden"
@@ -348,5 +349,5 @@ def test_attributes_paddle_marks_extra_are_clipped_from_saved_models(tmp_path):
 def test_the_no_extra_attrs_table_names_registered_forward_ops():
     from pyir import registry
 
-    unknown = [t for t in pio._NO_EXTRA_ATTRS if t not in registry.OPS]
+    unknown = [t for t in _NO_EXTRA_ATTRS if t not in registry.OPS]
     assert not unknown, f"io._NO_EXTRA_ATTRS names ops pyir does not register: {unknown}"

@@ -4,7 +4,7 @@ Paddle's numbers.
 The cases were written by Paddle 3.3.1 (tools/gen_golden_cnn.py): one op per program, per
 attribute mix (padding modes, groups, dilation, ceil_mode, exclusive, adaptive, NHWC, interp
 alignment, gelu approximate, ...). "inference" cases are save_inference_model pairs read with
-pyir.io; "program" cases are forward programs as built (batch_norm training, norms' saved
+pyir.files; "program" cases are forward programs as built (batch_norm training, norms' saved
 statistics); "grad" cases carry Paddle's append_backward ops, so they check pyir's `_grad`
 kernels on Paddle's own grad-op layouts.
 """
@@ -17,7 +17,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from pyir import io, registry
+from pyir import files, registry
 from pyir.executor import Executor, Scope
 from pyir.serialize import load_program
 
@@ -29,7 +29,7 @@ RTOL, ATOL = 1e-4, 1e-5
 def _load(folder: pathlib.Path, meta: dict, scope: Scope):
     """(program, fetch names) with the case's parameters in `scope`."""
     if meta["kind"] == "inference":
-        model = io.load_model(str(folder / "model.pdmodel"), str(folder / "model.pdiparams")
+        model = files.load_model(str(folder / "model.pdmodel"), str(folder / "model.pdiparams")
                               if (folder / "model.pdiparams").is_file() else None, scope)
         return model.program, model.fetch_names
     with np.load(folder / "params.npz") as params:

@@ -43,7 +43,7 @@ def run_case(case: str) -> dict:
     """Load the saved model with pyir and run it on the saved inputs; fetch name -> array."""
     folder = GOLDEN / case
     scope = Scope()
-    model = pyir.io.load_model(str(folder / "model.pdmodel"), scope=scope)
+    model = pyir.files.load_model(str(folder / "model.pdmodel"), scope=scope)
     with np.load(folder / "inputs.npz") as inputs:
         feed = {name: inputs[name] for name in model.feed_names}
     values = Executor().run(model.program, feed=feed, fetch_list=model.fetch_names, scope=scope)
@@ -53,7 +53,7 @@ def run_case(case: str) -> dict:
 def test_every_case_feeds_and_fetches_what_paddle_saved():
     for case in CASES:
         meta = _meta(case)
-        model = pyir.io.load_model(str(GOLDEN / case / "model.pdmodel"), scope=Scope())
+        model = pyir.files.load_model(str(GOLDEN / case / "model.pdmodel"), scope=Scope())
         assert sorted(model.feed_names) == sorted(meta["feeds"]), case
         assert list(model.fetch_names) == meta["fetches"], case
 

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 import pytest
 
-from pyir import params
+from pyir.files import params
 from pyir.errors import FormatError
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "paddle_golden"

@@ -187,7 +187,7 @@ def test_cli_example1_build_then_run_matches_in_process(tmp_path):
                    "-q", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     import pyir
-    from pyir.io import load_model
+    from pyir.files import load_model
 
     scope = pyir.static.Scope()
     loaded = load_model(str(tmp_path / "ex1.pb"), scope=scope)
@@ -231,7 +231,7 @@ def test_cli_hostile_file_is_refused_and_nothing_runs(tmp_path):
         b = block.create_var(name="b", dtype="float32", shape=[2])
         static.py_func(hc.touch_sentinel, x, a)
         static.py_func(hc.tanh, a, b)
-        from pyir.io import save_model
+        from pyir.files import save_model
         save_model("good.pb", static.default_main_program(), ["x"], ["b"])
     """
     run_python(code, tmp_path)
@@ -256,7 +256,7 @@ def test_cli_build_grad_run_matches_in_process_append_backward(tmp_path, monkeyp
     import runpy
 
     import pyir
-    from pyir.io import load_model
+    from pyir.files import load_model
 
     sample = SAMPLES / "seed003_example1_registered.py"
     inputs = SAMPLES / "seed003_example1_inputs.npz"

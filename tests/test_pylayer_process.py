@@ -36,7 +36,7 @@ def _cli(*args, cwd) -> str:
 # A: seed 004's layer, with a scalar loss (sum(y), so d loss/dX = seed 004's data_grad).
 SEED004_FORWARD = """
     import numpy as np, pyir as paddle
-    from pyir.training import save_program
+    from pyir.files import save_training_program as save_program
     paddle.enable_static()
     main, start = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, start):
@@ -63,7 +63,7 @@ def test_seed004_saved_then_differentiated_with_pyir_grad_and_run(tmp_path):
 PYLAYER_MODEL = """
     import numpy as np, pyir
     from pyir.autograd import PyLayer
-    from pyir.training import save_program
+    from pyir.files import save_training_program as save_program
     pyir.enable_static()
     pyir.seed(5)
 
@@ -102,8 +102,8 @@ PYLAYER_MODEL = """
 # B: differentiate and add SGD, without the PyLayer class.
 PYLAYER_TRAIN = """
     import pyir
-    from pyir.io import load_model
-    from pyir.training import save_program
+    from pyir.files import load_model
+    from pyir.files import save_training_program as save_program
     scope = pyir.static.Scope()
     m = load_model("model.pb", scope=scope)
     loss = m.program.global_block().var(m.fetch_names[0])
@@ -119,7 +119,7 @@ PYLAYER_TRAIN = """
 # C: run the training program.
 PYLAYER_RUN = """
     import numpy as np, pyir
-    from pyir.io import load_model
+    from pyir.files import load_model
     scope = pyir.static.Scope()
     m = load_model("train.pb", scope=scope)
     exe, data = pyir.static.Executor(), dict(np.load("data.npz"))

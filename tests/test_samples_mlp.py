@@ -67,7 +67,7 @@ def test_run_matches_an_in_process_run_and_numpy(built):
     exe = pyir.static.Executor(pyir.CPUPlace())
     exe.run(startup, scope=scope)                # paddle.seed(2024): the same initial values
     file_scope = pyir.static.Scope()
-    pyir.io.load_model(str(out / "mlp.pb"), scope=file_scope)
+    pyir.files.load_model(str(out / "mlp.pb"), scope=file_scope)
     for param in main.all_parameters():
         np.testing.assert_array_equal(scope[param.name], file_scope[param.name])
     (want,) = exe.run(main, feed={"x": x}, fetch_list=[probs_var], scope=scope)

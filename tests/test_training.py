@@ -12,9 +12,10 @@ import pytest
 
 import pyir
 from pyir.executor import Executor, Scope
-from pyir.io import load_model
+from pyir.files import load_model
 from pyir.static import Program, program_guard
-from pyir.training import batches, find_loss, run_steps, save_program
+from pyir.files import save_training_program
+from pyir.training import batches, find_loss, run_steps
 
 from conftest import ROOT
 
@@ -146,7 +147,7 @@ def test_saved_training_program_trains_in_a_fresh_process(tmp_path):
     out = _saved(tmp_path)
     code = (
         "import numpy as np, pyir\n"
-        "from pyir.io import load_model\nfrom pyir.executor import Scope\n"
+        "from pyir.files import load_model\nfrom pyir.executor import Scope\n"
         "from pyir.training import run_steps\n"
         "scope = Scope()\n"
         f"m = load_model({str(out / 'train.pb')!r}, scope=scope)\n"
@@ -190,7 +191,7 @@ def test_save_program_keeps_the_program_trainable(tmp_path):
         pyir.optimizer.SGD(learning_rate=0.1).minimize(loss)
     scope = Scope()
     Executor().run(startup, scope=scope)
-    written = save_program(str(tmp_path / "t.pb"), main, ["x", "y"], [loss.name], scope)
+    written = save_training_program(str(tmp_path / "t.pb"), main, ["x", "y"], [loss.name], scope)
     types = [op.type for op in written.global_block().ops]
     assert types[:2] == ["feed", "feed"] and types[-1] == "fetch" and "sgd" in types
     assert os.path.exists(tmp_path / "t.pdiparams")

@@ -9,7 +9,7 @@ from ..executor import Executor, Scope, global_scope, scope_guard
 from ..framework import (Program, Variable, default_main_program, default_startup_program,
                          program_guard)
 from ..backward import append_backward, gradients
-from ..io import load_inference_model, save_inference_model
+from ..files import load_inference_model, save_inference_model
 from ..pyfunc import py_func
 from . import nn
 

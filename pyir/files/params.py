@@ -13,14 +13,18 @@ of a `VarType.TensorDesc` proto, that proto, then the raw little-endian C-order 
 
 from __future__ import annotations
 
+import io
+import os
 import struct
+import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import dtypes
-from ._proto import framework_pb2 as pb
-from .errors import FormatError, PyirError, Where
+from .. import dtypes
+from .._proto import framework_pb2 as pb
+from ..errors import FormatError, PyirError, Where
+from .atomic import atomic_write
 
 BF16 = 22  # VarType.BF16: raw bfloat16 bits, exchanged with numpy as uint16 (as Paddle does)
 # Codes numpy has no dtype for: carried as their raw bits, like Paddle's numpy bridge.
@@ -85,8 +89,6 @@ def write_params(path: str, tensors: dict) -> None:
     Example:
         >>> write_params("model.pdiparams", {"fc_0.w_0": w, "fc_0.b_0": b})
     """
-    from .serialize import atomic_write
-
     if path.endswith(".npz"):
         atomic_write(path, encode_npz(tensors))
     else:
@@ -95,17 +97,29 @@ def write_params(path: str, tensors: dict) -> None:
 
 def encode_npz(tensors: dict) -> bytes:
     """An `.npz` archive of `tensors` (name -> array or TensorRecord), sorted by name."""
-    import io
-    import zipfile
+    return _npz_bytes((name, tensors[name]) for name in sorted(tensors))
 
+
+def write_npz(path: str, arrays: dict) -> None:
+    """Write `arrays` (name -> array) to `path` as `.npz`, in the given order, atomically
+    (what `pyir run -o OUT.npz` writes).
+
+    Example:
+        >>> write_npz("out/y.npz", {"fc_1.tmp_2": y})
+    """
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    atomic_write(path, _npz_bytes(arrays.items()))
+
+
+def _npz_bytes(items) -> bytes:
     buf = io.BytesIO()
     # np.savez(**arrays) rejects a variable named "file"; write the members directly.
     with zipfile.ZipFile(buf, "w") as archive:
-        for name in sorted(tensors):
-            t = tensors[name]
+        for name, value in items:
             with archive.open(name + ".npy", "w") as member:
-                np.lib.format.write_array(member, np.asarray(
-                    t.array if isinstance(t, TensorRecord) else t), allow_pickle=False)
+                np.lib.format.write_array(member, np.asanyarray(
+                    value.array if isinstance(value, TensorRecord) else value),
+                    allow_pickle=False)
     return buf.getvalue()
 
 
@@ -233,4 +247,4 @@ def _read_npz(path: str, names: list[str] | None) -> dict:
 
 
 __all__ = ["TensorRecord", "read_params", "write_params", "encode_params", "encode_npz",
-           "decode_params", "encode_record", "code_of"]
+           "write_npz", "decode_params", "encode_record", "code_of"]

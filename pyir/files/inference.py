@@ -1,33 +1,24 @@
-"""Model files: `save_inference_model` / `load_inference_model` and what `pyir build/run` use.
+"""The inference layout: a copy of a program laid out as Paddle's `save_inference_model`
+writes it, and the feed/fetch ops every saved program carries.
 
-    save_inference_model(prefix, feed_vars, fetch_vars, exe)    PREFIX.pdmodel + .pdiparams
-      +-- inference_program      clone, prune to the fetches, keep reachable sub-blocks,
-      |                          is_test=True, clip extra attrs, sort vars/slots/attrs,
-      |                          feed ops (descending col) + fetch ops, holders last
-      +-- write_files           both files through temp files; nothing is left on failure
+    inference_program(program, feeds, fetches)
+      +-- clone, _prune              keep the ops the fetches need and the blocks they reach
+      +-- _inference_attrs / _vars   is_test=True, extra attributes clipped, slots, attributes
+      |                              and variables sorted by name
+      +-- add_feed_fetch             feed ops (descending col) + fetch ops, holders last
 
-    load_model(path) / load_inference_model(prefix, exe)        program + targets + params
-
-The layout follows wire-format.md §2 "Conventions of inference models", so Paddle loads
-pyir's files and pyir loads Paddle's. `.npz` parameters are accepted wherever a params file is.
+The layout follows Paddle's conventions for inference models, so Paddle loads pyir's files
+and pyir loads Paddle's.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-
-import numpy as np
-
-from . import registry
-from ._proto.framework_pb2 import AttrType
-from .builder import ROLE_BACKWARD, emit
-from .checker import check_program
-from .errors import FormatError, PyirError, Where
-from .framework import FEED_MINIBATCH, FETCH_LIST, Program, Variable
-from .params import read_params
-from .plan import io_targets
-from .serialize import PADDLE_VERSION, load_program, temp_beside
+from .. import registry
+from .._proto.framework_pb2 import AttrType
+from ..builder import emit
+from ..errors import PyirError, Where
+from ..framework import FEED_MINIBATCH, FETCH_LIST, Program
+from ..serialize import PADDLE_VERSION
 
 READER, RAW = 15, 17
 # Variable kinds never stored in a params file even when persistable (Paddle's is_persistable).
@@ -81,7 +72,11 @@ PADDLE_OP_VERSIONS = [
 
 # --- which variables are parameters -----------------------------------------------------------
 def persistable_names(program: Program) -> list[str]:
-    """Names a params file holds for `program`, in file order (Python `sorted()`)."""
+    """Names a params file holds for `program`, in file order (Python `sorted()`).
+
+    Example:
+        >>> persistable_names(main)          # an MLP: ['fc_0.b_0', 'fc_0.w_0', ...]
+    """
     return sorted({v.name for v in program.list_vars()
                    if v.persistable and v.type not in _NOT_STORED})
 
@@ -239,7 +234,11 @@ def _inference_vars(block, feeds: set) -> None:
 
 
 def add_feed_fetch(program: Program, feeds: list[str], fetches: list[str]) -> None:
-    """Feed ops prepended one by one (so descending `col`), fetch ops appended, holders last."""
+    """Feed ops prepended one by one (so descending `col`), fetch ops appended, holders last.
+
+    Example:
+        >>> add_feed_fetch(copy, ["x"], ["fc_1.tmp_2"])
+    """
     block = program.global_block()
     feed_holder = block.create_var("feed", type=FEED_MINIBATCH, persistable=True)
     fetch_holder = block.create_var("fetch", type=FETCH_LIST, persistable=True)
@@ -257,231 +256,4 @@ def add_feed_fetch(program: Program, feeds: list[str], fetches: list[str]) -> No
     program._bump()
 
 
-# --- writing ----------------------------------------------------------------------------------
-def _params_from_scope(program: Program, scope) -> dict:
-    values = {}
-    for name in persistable_names(program):
-        if name not in scope:
-            raise PyirError(f"persistable variable {name!r} has no value in the scope: run the "
-                            f"startup program (or load parameters) before saving",
-                            Where(var=name))
-        values[name] = np.asarray(scope[name])
-    return values
-
-
-def write_files(files: dict[str, bytes]) -> None:
-    """Write every file through a temp file and rename them together; on failure none exist."""
-    temps = {}
-    try:
-        for path, data in files.items():
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            fd, tmp = temp_beside(path)
-            temps[path] = tmp
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-        for path, tmp in temps.items():
-            os.replace(tmp, path)
-    finally:
-        for tmp in temps.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-
-
-def _encode_params(program: Program, scope, params_path: str) -> dict[str, bytes]:
-    from .params import encode_npz, encode_params
-
-    values = _params_from_scope(program, scope)
-    if not values:
-        return {}
-    encode = encode_npz if params_path.endswith(".npz") else encode_params
-    return {params_path: encode(values)}
-
-
-def save_model(path: str, program: Program, feed_names: list[str], fetch_names: list[str],
-               scope=None, params_path: str | None = None, keep_backward: bool = True) -> Program:
-    """Write `program` as an inference model at `path` (+ `<stem>.pdiparams` when it has
-    parameters), both atomically. Returns the program as written.
-
-    Unlike Paddle's save_inference_model, pylayer backward blocks are kept by default, so the
-    file can still be differentiated (`pyir grad`); Paddle reads such files too.
-
-    Example:
-        >>> save_model("out/mlp.pb", main, ["x"], ["softmax_0.tmp_0"], scope)
-    """
-    from .executor import global_scope
-
-    scope = global_scope() if scope is None else scope
-    infer = inference_program(program, list(feed_names), list(fetch_names), keep_backward)
-    params_path = params_path or os.path.splitext(path)[0] + ".pdiparams"
-    files = {path: infer.serialize_to_string(), **_encode_params(infer, scope, params_path)}
-    write_files(files)
-    return infer
-
-
-def _names(items, what: str) -> list[str]:
-    items = items if isinstance(items, (list, tuple)) else [items]
-    names = []
-    for item in items:
-        if isinstance(item, Variable):
-            names.append(item.name)
-        elif isinstance(item, str):
-            names.append(item)
-        else:
-            raise PyirError(f"save_inference_model: {what} must be Variables, got "
-                            f"{type(item).__name__}")
-    return names
-
-
-def save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor,
-                         program: Program | None = None, **kwargs) -> None:
-    """Write PATH_PREFIX.pdmodel and PATH_PREFIX.pdiparams as Paddle's function does.
-
-    Args:
-        path_prefix: file prefix, e.g. "out/mlp" -> out/mlp.pdmodel, out/mlp.pdiparams.
-        feed_vars / fetch_vars: the inputs and outputs (Variables or names).
-        executor: kept for Paddle's signature; parameters come from `scope` (default the
-            global scope).
-        program: the program to save (default: the main program).
-
-    Example:
-        >>> pyir.static.save_inference_model("out/mlp", [x], [y], exe)
-    """
-    from .framework import default_main_program
-
-    if not isinstance(path_prefix, str) or not path_prefix or path_prefix.endswith(os.sep) \
-            or os.path.isdir(path_prefix):
-        raise PyirError(f"save_inference_model: path_prefix {path_prefix!r} must be a file "
-                        f"prefix such as 'out/model', not a directory")
-    program = default_main_program() if program is None else program
-    fetch = _names(fetch_vars, "fetch_vars")
-    if not fetch:
-        raise PyirError("save_inference_model: fetch_vars is empty; name at least one output")
-    save_model(path_prefix + ".pdmodel", program, _names(feed_vars, "feed_vars"), fetch,
-               kwargs.get("scope"), path_prefix + ".pdiparams", keep_backward=False)
-
-
-# --- reading ----------------------------------------------------------------------------------
-@dataclass
-class LoadedModel:
-    """A model file read back: its program, inputs and outputs, and where its params came from."""
-
-    program: Program
-    feed_names: list[str]
-    fetch_names: list[str]
-    params_path: str | None
-
-
-def default_feed_names(program: Program) -> list[str]:
-    """The inputs: feed targets by `col`, else the `data` variables (need_check_feed)."""
-    return io_targets(program, "feed") or [
-        v.name for v in program.global_block().vars.values() if v.need_check_feed]
-
-
-def default_fetch_names(program: Program) -> list[str]:
-    """The outputs: fetch targets by `col`, else `default_outputs`."""
-    return io_targets(program, "fetch") or default_outputs(program)
-
-
-def default_outputs(program: Program) -> list[str]:
-    """What a model computes: the non-persistable global variables some op writes and no op
-    (in any block) reads, in the order they are written, without the side outputs of forward
-    ops (a leaf whose sibling outputs are read: unsqueeze2's XShape, the Softmax of
-    softmax_with_cross_entropy, a dropout Mask). Gradients written by backward ops stay.
-
-    Example:
-        >>> default_outputs(main)            # an MLP: ['fc_1.tmp_2']
-    """
-    read = {n for b in program.blocks for op in b.ops for n in op.input_arg_names}
-    block = program.global_block()
-    found: dict[str, None] = {}
-    for op in block.ops:
-        opdef = registry.lookup(op.type)
-        if opdef is not None and opdef.io is not None:
-            continue
-        outs = [n for n in op.output_arg_names if n in block.vars]
-        if not int(op.attrs.get("op_role", 0)) & ROLE_BACKWARD and any(n in read for n in outs):
-            continue  # its result is used further on: its unread outputs are side outputs
-        for name in outs:
-            var = block.vars[name]
-            if name not in read and not var.persistable and var.type not in (FEED_MINIBATCH,
-                                                                               FETCH_LIST):
-                found[name] = None
-    return list(found)
-
-
-def load_params_into(program: Program, params_path: str, scope) -> None:
-    """Read `params_path` (.pdiparams or .npz) for `program`'s persistables into `scope`,
-    checking each tensor's shape and dtype against its declaration."""
-    names = persistable_names(program)
-    arrays = read_params(params_path, names)
-    for name, array in arrays.items():
-        var = program.global_block().find_var(name) or next(
-            v for v in program.list_vars() if v.name == name)
-        _check_param(var, array, params_path)
-        scope[name] = array
-
-
-def _check_param(var: Variable, array: np.ndarray, path: str) -> None:
-    where = Where(file=path, var=var.name)
-    if var.dtype is not None and array.dtype != var.dtype:
-        raise FormatError(f"holds {array.dtype} data for {var.name!r}, which the program "
-                          f"declares {var.dtype}", where)
-    if var.shape is not None and (len(var.shape) != array.ndim or any(
-            d not in (-1, a) for d, a in zip(var.shape, array.shape))):
-        raise FormatError(f"holds shape {list(array.shape)} for {var.name!r}, which the "
-                          f"program declares {list(var.shape)}", where)
-
-
-def load_model(model_path: str, params: str | None = None, scope=None) -> LoadedModel:
-    """Read a pyir `.pb` or Paddle `.pdmodel`, check it, and load its parameters into `scope`.
-
-    Args:
-        params: a `.pdiparams` or `.npz` file; default: `<stem>.pdiparams` beside the model,
-            when it exists.
-        scope: where parameters go (default: the global scope).
-
-    Example:
-        >>> m = load_model("out/mlp.pb"); m.feed_names, m.fetch_names
-        (['x'], ['softmax_0.tmp_0'])
-    """
-    from .executor import global_scope
-
-    scope = global_scope() if scope is None else scope
-    program = load_program(model_path)
-    check_program(program)
-    if params is None:
-        sidecar = os.path.splitext(model_path)[0] + ".pdiparams"
-        params = sidecar if os.path.isfile(sidecar) else None
-    elif not os.path.isfile(params):
-        raise FormatError("no such params file", Where(file=params))
-    if params is not None and persistable_names(program):
-        load_params_into(program, params, scope)
-    return LoadedModel(program, default_feed_names(program), default_fetch_names(program),
-                       params)
-
-
-def load_inference_model(path_prefix: str, executor, **kwargs) -> list:
-    """Read PATH_PREFIX.pdmodel (+ .pdiparams) into the global scope, as Paddle's function does.
-
-    Returns:
-        [program, feed_target_names, fetch_targets] (fetch_targets are Variables).
-
-    Example:
-        >>> program, feeds, fetches = pyir.static.load_inference_model("out/mlp", exe)
-        >>> exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)
-    """
-    model = kwargs.get("model_filename") or path_prefix + ".pdmodel"
-    params = kwargs.get("params_filename") or path_prefix + ".pdiparams"
-    if not os.path.isfile(model):
-        raise FormatError("no such model file (load_inference_model reads "
-                          "PATH_PREFIX.pdmodel)", Where(file=model))
-    loaded = load_model(model, params if os.path.isfile(params) else None, kwargs.get("scope"))
-    if persistable_names(loaded.program) and loaded.params_path is None:
-        raise FormatError("the model has parameters but there is no params file",
-                          Where(file=params))
-    block = loaded.program.global_block()
-    return [loaded.program, loaded.feed_names, [block.var(n) for n in loaded.fetch_names]]
-
-
-__all__ = ["save_inference_model", "load_inference_model", "save_model", "load_model",
-           "LoadedModel", "inference_program", "persistable_names"]
+__all__ = ["inference_program", "add_feed_fetch", "persistable_names", "PADDLE_OP_VERSIONS"]
