@@ -204,6 +204,8 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set) -> list:
         opdef = _opdef(op)
         try:
             made = opdef.grad(op, opdef)
+        except GradError:
+            raise  # a rule's own refusal already says what is wrong and where
         except Exception as e:
             raise GradError(f"the gradient rule of op {op.type} failed: {type(e).__name__}: "
                             f"{e}", _where(op)) from e
