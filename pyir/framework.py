@@ -216,13 +216,24 @@ class Block:
 
     def var(self, name: str) -> Variable:
         """The variable `name` declared in this block or an ancestor."""
-        block = self
-        while block is not None:
-            if name in block.vars:
-                return block.vars[name]
-            block = block.parent
+        found = self._lookup(name)
+        if found is not None:
+            return found
         raise BuildError(f"no variable {name!r} in block {self.idx} or its ancestors",
                          Where(block=self.idx, var=name))
+
+    def _lookup(self, name: str) -> Variable | None:
+        """`name` in this block or its parents (at most one visit per block, so a malformed
+        parent chain cannot loop)."""
+        block, steps = self, len(self.program.blocks)
+        while block is not None and steps >= 0:
+            if name in block.vars:
+                return block.vars[name]
+            parent = block.parent_idx
+            block = self.program.blocks[parent] if 0 <= parent < len(self.program.blocks) \
+                else None
+            steps -= 1
+        return None
 
     def find_var(self, name: str) -> Variable | None:
         try:
