@@ -26,7 +26,7 @@ from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
 from .framework import Block, Operator, Parameter, Program, Variable
-from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, GradOp
+from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
 
 GRAD, EMPTY = GRAD_SUFFIX, EMPTY_VAR
 ACCUMULATE_OP = "sum"
@@ -146,7 +146,7 @@ def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -
     ops = _relevant_ops(block, [t.name for t in targets], inputs, no_grad)
     produced = {name for s in seeds for name in _out_names(s.op)}
     produced.update(renames or {})
-    entries = seeds + _make_grad_ops(ops, produced, no_grad)
+    entries = seeds + _make_grad_ops(ops, produced, no_grad, block)
     entries = _accumulate(entries, block.idx)
     if renames:
         for entry in entries:
@@ -197,8 +197,9 @@ def _has_rule(op: Operator) -> bool:
     return opdef.grad is not None and opdef.io is None
 
 
-def _make_grad_ops(ops: list, produced: set, no_grad: set) -> list:
-    """Call each op's rule, last op first; keep ops that compute a wanted gradient."""
+def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block) -> list:
+    """Call each op's rule, last op first; keep ops that compute a wanted gradient. A rule
+    asking for a sub-block's gradient (`BlockGrad`) gets a new block, a child of `into`."""
     entries = []
     for op in reversed(ops):
         opdef = _opdef(op)
@@ -223,8 +224,34 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set) -> list:
                 continue  # no gradient flows into this op: it would only compute zeros
             entries += _fill_missing_inputs(g, gdef, produced, op)
             produced.update(_out_names(g))
+            for name, value in g.attrs.items():
+                if isinstance(value, BlockGrad):
+                    g.attrs[name] = _grad_block(op, value, no_grad, into)
             entries.append(_Entry(g, op))
     return entries
+
+
+def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> int:
+    """A new block (child of `into`, backward of `request.block`) holding the grad ops of the
+    sub-block's ops, from the gradients of its targets to those of its inputs; the forward
+    values its grad ops read are declared in it too (their values come from the forward
+    run's step scope)."""
+    program = op.block.program
+    forward = program.blocks[request.block]
+    with program.sub_block(into.idx) as grad_block:
+        grad_block.forward_block_idx = forward.idx
+        ops = _relevant_ops(forward, list(request.targets), list(request.inputs), no_grad)
+        produced = {grad_var_name(n) for n in request.targets}
+        entries = _accumulate(_make_grad_ops(ops, produced, no_grad, grad_block),
+                              grad_block.idx)
+        for entry in entries:
+            for name in _in_names(entry.op) + _out_names(entry.op):
+                base = strip_grad_suffix(name)
+                if grad_block.find_var(base) is None and forward.find_var(base) is not None:
+                    fwd = forward.find_var(base)
+                    grad_block.create_var(base, fwd.dtype, fwd.shape)
+        _append(grad_block, entries)
+    return grad_block.idx
 
 
 def _drop_undeclared_grad_slots(g: GradOp, gdef) -> None:

@@ -123,6 +123,19 @@ class GradOp:
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class BlockGrad:
+    """An attribute value a gradient rule may put in a GradOp: "the gradient of sub-block
+    `block`", from the gradients of `targets` (variables its ops write) to those of `inputs`.
+    The backward pass, the only code that can differentiate ops, appends a new block holding
+    those grad ops and puts its index in the attribute (how `conditional_block_grad` gets
+    its sub-block)."""
+
+    block: int
+    targets: tuple
+    inputs: tuple
+
+
 @dataclass
 class OpDef:
     type: str

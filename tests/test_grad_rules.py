@@ -22,13 +22,12 @@ from pyir.registry import Example, OpDef, Slot
 CHECKED_BY_PROGRAM_TESTS = {
     "py_func": "test_backward.py::test_py_func_backward_matches_finite_differences",
     "pylayer": "test_backward.py::test_pylayer_backward_matches_finite_differences",
-    # Control flow refuses static gradients for now (a GradError, never a dropped gradient):
-    "conditional_block": "test_control_flow.py::test_static_gradients_through_control_flow_"
-                         "are_refused_not_dropped",
-    "while": "test_control_flow.py::test_static_gradients_through_control_flow_are_refused_"
-             "not_dropped",
-    "select_input": "test_control_flow.py::test_static_gradients_through_control_flow_are_"
-                    "refused_not_dropped",
+    "conditional_block": "test_control_flow.py::test_nested_cond_gradients_match_finite_"
+                         "differences",
+    "select_input": "test_control_flow.py::test_nested_cond_gradients_match_finite_differences",
+    # while refuses static gradients for now (a GradError, never a dropped gradient):
+    "while": "test_control_flow.py::test_static_gradients_through_while_loops_are_refused_not_"
+             "dropped",
 }
 
 

@@ -1,6 +1,12 @@
 """Control flow ops in Paddle's legacy layout (docs/wire-format.md §6): `conditional_block`
-(run a sub-block when a condition holds), `select_input` / `select_output` (pick a branch's
-value by an int32 mask) and `while` (run a sub-block while a condition variable is true).
+(run a sub-block when a condition holds) and its gradient, `select_input` / `select_output`
+(pick a branch's value by an int32 mask; each is the other's gradient) and `while` (run a
+sub-block while a condition variable is true; no static gradient yet).
+
+The gradient of a `conditional_block` is a `conditional_block_grad` over a new block of the
+sub-block's grad ops, which the backward pass builds when the rule asks for it
+(`registry.BlockGrad`); it reads the forward run's values from the step scope, and gives
+zeros when the branch did not run.
 
 Sub-blocks run through the plan machinery, as pylayer's do: `prepare` compiles the sub-block
 once (its feeds are the values it reads from enclosing blocks, its fetches the enclosing
@@ -15,9 +21,10 @@ import numpy as np
 
 from ..errors import CheckError, GradError, KernelError, Where
 from ..framework import Operator
-from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
+from ..registry import REQUIRED, Attr, BlockGrad, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from .pylayer import StepScope, _holder, block_reads
+from ._helpers import EMPTY_VAR, grad_name
+from .pylayer import StepScope, _holder, block_reads, block_writes
 
 
 def _placeholder(dtype) -> np.ndarray:
@@ -68,10 +75,15 @@ def _truth(value, where: Where, what: str) -> bool:
 
 # --- conditional_block ---------------------------------------------------------------------
 def _prepare_conditional_block(op: Operator, ctx) -> dict:
+    """Compile the sub-block; besides the outputs it fetches every value the block computes,
+    which a `conditional_block_grad` may read through the step scope."""
     in_names = tuple(op.input("Input"))
     out_names = tuple(op.output("Out"))
     feeds = _sub_block_feeds(op, ctx, set(in_names))
-    plan = ctx.compile_block(op.attr("sub_block"), feeds, out_names)
+    sub = ctx.program.blocks[op.attr("sub_block")]
+    kept = tuple(sorted(n for n in block_writes(sub) if n not in out_names and
+                        n in sub.vars and not sub.vars[n].persistable))
+    plan = ctx.compile_block(sub.idx, feeds, out_names + kept)
     return {"plan": plan, "input_names": in_names, "out_dtypes": _declared_dtypes(op, out_names),
             "where": ctx.where}
 
@@ -84,7 +96,7 @@ def _prepare_conditional_block(op: Operator, ctx) -> dict:
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
     runtime=("plan", "input_names", "out_dtypes", "where", "scope_vars"),
     prepare=_prepare_conditional_block,
-    grad=_no_gradient_yet,
+    grad=lambda op, opdef: _conditional_block_grad_maker(op),
     doc="Out = sub_block(Input) if Cond holds (one true scalar, or every Cond non-empty)",
 )
 def conditional_block(Cond, Input, sub_block, is_scalar_condition, skip_eager_deletion_vars,
@@ -97,8 +109,77 @@ def conditional_block(Cond, Input, sub_block, is_scalar_condition, skip_eager_de
         outs = [_placeholder(dt) for dt in out_dtypes]
         return {"Out": outs, "Scope": _holder(StepScope({}, ()))}
     given = dict(zip(input_names, Input or ()))
-    outs = plan.execute({name: given[name] for name in plan.feeds}, scope_vars)
-    return {"Out": outs, "Scope": _holder(StepScope(dict(zip(plan.fetches, outs)), ()))}
+    values = plan.execute({name: given[name] for name in plan.feeds}, scope_vars)
+    return {"Out": values[:len(out_dtypes)],
+            "Scope": _holder(StepScope(dict(zip(plan.fetches, values)), ()))}
+
+
+def _conditional_block_grad_maker(op: Operator) -> list:
+    """`conditional_block_grad` over a new block holding the sub-block's grad ops (built by
+    the backward pass from the `BlockGrad` request)."""
+    ins, outs = op.input("Input"), op.output("Out")
+    return [GradOp("conditional_block_grad",
+                   {"Cond": op.input("Cond"), "Input": ins, "Out": outs,
+                    "Out@GRAD": [grad_name(n) for n in outs], "Scope": op.output("Scope")},
+                   {"Input@GRAD": [grad_name(n) for n in ins]},
+                   {"sub_block": BlockGrad(op.attr("sub_block"), tuple(outs), tuple(ins)),
+                    "is_scalar_condition": op.attr("is_scalar_condition")})]
+
+
+def _prepare_conditional_block_grad(op: Operator, ctx) -> dict:
+    grad_block = ctx.program.blocks[op.attr("sub_block")]
+    in_names = tuple(op.input("Input"))
+    written = block_writes(grad_block)
+    results = tuple(grad_name(n) if grad_name(n) in written else None for n in in_names)
+    feeds = []
+    for name in block_reads(grad_block):
+        var = grad_block.find_var(name)
+        if var is None or not var.persistable:
+            feeds.append(name)
+    plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
+    return {"plan": plan, "input_names": in_names, "out_names": tuple(op.input("Out")),
+            "result_names": results,
+            "wanted": tuple(n != EMPTY_VAR for n in op.output("Input@GRAD")),
+            "where": ctx.where}
+
+
+@register_op(
+    "conditional_block_grad",
+    inputs=[Slot("Cond", duplicable=True), Slot("Input", duplicable=True, dispensable=True),
+            Slot("Out", duplicable=True, dispensable=True),
+            Slot("Out@GRAD", duplicable=True, dispensable=True), Slot("Scope")],
+    outputs=[Slot("Input@GRAD", duplicable=True, dispensable=True)],
+    attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_scalar_condition", T.BOOLEAN, False)],
+    runtime=("plan", "input_names", "out_names", "result_names", "wanted", "where",
+             "scope_vars"),
+    prepare=_prepare_conditional_block_grad,
+    grad_of="conditional_block",
+    doc="Input@GRAD = grad_block(Out@GRAD, forward values) if Cond held, else zeros",
+)
+def conditional_block_grad(Cond, Input, Out, Out_grad, Scope, sub_block, is_scalar_condition,
+                           plan, input_names, out_names, result_names, wanted, where,
+                           scope_vars):
+    Input = list(Input or ())
+    if is_scalar_condition:
+        ran = _truth(Cond[0], where, "the condition of conditional_block")
+    else:
+        ran = all(np.asarray(c).size > 0 for c in Cond)
+    if not ran:
+        return {"Input@GRAD": [np.zeros_like(x) if w else None for x, w in zip(Input, wanted)]}
+    env = dict(Scope.item().values)
+    env.update(zip(input_names, Input))
+    grads = list(Out_grad or ())
+    grads += [None] * (len(out_names) - len(grads))
+    for name, value, grad in zip(out_names, Out or (), grads):
+        env[grad_name(name)] = np.zeros_like(value) if grad is None else grad
+    missing = [n for n in plan.feeds if n not in env]
+    if missing:
+        raise KernelError(f"the gradient block reads {missing[0]!r}, which neither the inputs, "
+                          f"the output gradients nor the forward run provide",
+                          where.with_(var=missing[0]))
+    values = dict(zip(plan.fetches, plan.execute({n: env[n] for n in plan.feeds}, scope_vars)))
+    return {"Input@GRAD": [None if not w else np.zeros_like(x) if r is None else values[r]
+                           for x, r, w in zip(Input, result_names, wanted)]}
 
 
 # --- select_input / select_output ----------------------------------------------------------
@@ -124,7 +205,9 @@ def _infer_select_input(ctx):
     inputs=[Slot("X", duplicable=True), Slot("Mask", no_grad=True)],
     outputs=["Out"],
     infer=_infer_select_input,
-    grad=_no_gradient_yet,
+    grad=lambda op, opdef: [GradOp("select_output", {"X": [grad_name(op.output("Out")[0])],
+                                                     "Mask": op.input("Mask")},
+                                   {"Out": [grad_name(n) for n in op.input("X")]})],
     examples=[Example({"X": [np.float32([1, 2]), np.float32([3, 4])], "Mask": np.int32([1])},
                       expect={"Out": np.float32([3, 4])}, grad=False),
               Example({"X": [np.float32([1, 2]), np.float32([3, 4])], "Mask": np.int32([0])},
