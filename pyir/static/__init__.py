@@ -23,6 +23,7 @@ from .building import (BuildStrategy, CompiledProgram, ExecutionStrategy,  # noq
 from .io import (deserialize_persistables, deserialize_program, is_persistable,  # noqa: F401
                  load, load_from_file, load_program_state, normalize_program, save,
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
+from .metric import Print, accuracy  # noqa: F401
 from .vars_io import load_vars, save_vars  # noqa: F401
 
 
@@ -69,6 +70,6 @@ __all__ = ["Program", "Variable", "Parameter", "Operator", "Executor", "Scope", 
            "load", "load_program_state", "set_program_state", "normalize_program",
            "serialize_program", "serialize_persistables", "deserialize_program",
            "deserialize_persistables", "save_to_file", "load_from_file", "is_persistable",
-           "save_vars", "load_vars"]
+           "save_vars", "load_vars", "Print", "accuracy"]
 
 __getattr__ = unsupported.module_getattr(__name__, UNSUPPORTED)
