@@ -37,6 +37,7 @@ _ALLOWED_GLOBALS = {
     ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
     ("numpy", "ndarray"), ("numpy", "dtype"), ("collections", "OrderedDict"),
     ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"),
+    ("_codecs", "encode"),  # how protocol-2 pickles spell bytes (array buffers)
 }
 _ALLOWED_DTYPE_KINDS = set("biufc?SUV")
 
