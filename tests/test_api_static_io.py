@@ -222,7 +222,8 @@ def test_deserialize_persistables_checks_parameter_shapes():
     with S.program_guard(other, start):
         h = S.nn.fc(S.data("x", [-1, 3], "float32"), 5, activation="relu")
         S.nn.fc(S.nn.batch_norm(h), 2)
-    with pytest.raises(PyirError, match=r"fc_2.w_0.* needs shape \[3, 5\], the data holds \[4, 5\]"):
+    with pytest.raises(PyirError, match=r"fc_2.w_0.* needs shape \[3, 5\], the data "
+                                        r"holds \[4, 5\]"):
         S.deserialize_persistables(other, data, exe)
 
 

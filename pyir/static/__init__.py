@@ -57,7 +57,8 @@ UNSUPPORTED = {
                                 "create_global_var and explicit ops",
     "auc": "needs the stateful auc op, which pyir does not have yet",
     "ctr_metric_bundle": unsupported.DISTRIBUTED + " (CTR metrics)",
-    "setitem": "use x[index] = value (op set_value) on the Variable",
+    "setitem": "needs static x[index] = value (op set_value), which arrives with the "
+               "indexing work",
     "ParallelExecutor": "removed in Paddle 3; use Executor (with CompiledProgram)",
 }
 
