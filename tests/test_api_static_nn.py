@@ -170,6 +170,13 @@ CASES = {
           {"data_format": "NHWC", "mode": "channel"})],
         [("prelu_0.w_0", [1, 1, 1, 3])],
         [("prelu_0.w_0", "fill_constant", {"value": 0.25})]),
+    "row_conv_relu": (
+        lambda: S.nn.row_conv(X([-1, 4, 3]), 2, act="relu"),
+        [("row_conv", {"Filter": ["row_conv_0.w_0"], "X": ["x"]}, {"Out": ["row_conv_0.tmp_0"]},
+          {}),
+         ("relu", {"X": ["row_conv_0.tmp_0"]}, {"Out": ["row_conv_0.tmp_1"]}, {})],
+        [("row_conv_0.w_0", [3, 3])],
+        [("row_conv_0.w_0", "uniform_random", {"min": -1.0, "max": 1.0})]),
 }
 
 
@@ -310,7 +317,42 @@ def test_embedding_and_prelu_match_numpy(rng):
     np.testing.assert_allclose(got_p, np.where(x > 0, x, 0.25 * x), rtol=1e-6)
 
 
+def test_row_conv_and_its_gradients_match_numpy(rng):
+    x = rng.standard_normal((2, 4, 3)).astype("float32")
+    main, start = S.Program(), S.Program()
+    with S.program_guard(main, start):
+        inp = X([-1, 4, 3])
+        inp.stop_gradient = False
+        y = S.nn.row_conv(inp, 2)
+        S.append_backward(pyir.mean(y * y))
+    (out, dx, dw), _ = run(main, start, {"x": x}, [y, "x@GRAD", "row_conv_0.w_0@GRAD"])
+    w = param("row_conv_0.w_0")
+    expect = np.zeros_like(x)
+    for t in range(4):
+        for k in range(3):
+            if t + k < 4:
+                expect[:, t] += x[:, t + k] * w[k]
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-6)
+    dout = 2 * expect / expect.size
+    expect_dx, expect_dw = np.zeros_like(x), np.zeros_like(w)
+    for t in range(4):
+        for k in range(3):
+            if t + k < 4:
+                expect_dx[:, t + k] += dout[:, t] * w[k]
+                expect_dw[k] += (dout[:, t] * x[:, t + k]).sum(axis=0)
+    np.testing.assert_allclose(dx, expect_dx, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(dw, expect_dw, rtol=1e-4, atol=1e-6)
+
+
+def test_row_conv_refuses_lod_input():
+    with S.program_guard(S.Program(), S.Program()):
+        with pytest.raises(UnsupportedError, match="LoD"):
+            S.nn.row_conv(S.data("seq", [-1, 3], "float32", lod_level=1), 1)
+
+
 @pytest.mark.parametrize("call, match", [
+    (lambda: S.nn.row_conv(X([-1, 3]), 1), r"\[batch, time, dim\]"),
+    (lambda: S.nn.row_conv(X([-1, 4, 3]), -1), "future_context_size"),
     (lambda: S.nn.conv2d(X([-1, 3, 8]), 4, 3), "4-D input"),
     (lambda: S.nn.conv2d(X(), 4, 3, groups=2), "divide the 3 input channels"),
     (lambda: S.nn.conv2d(X(), 4, 3, data_format="NCDHW"), "data_format"),
@@ -348,6 +390,7 @@ def test_distributed_embedding_is_refused():
 @pytest.mark.parametrize("name, reason", [
     ("cond", "control-flow"), ("while_loop", "control-flow"), ("sequence_pool", "LoD"),
     ("sparse_embedding", "distributed"), ("nce", "nce"), ("spectral_norm", "spectral_norm"),
+    ("deform_conv2d", "deformable_conv"),
 ])
 def test_left_out_layers_refuse_with_reason(name, reason):
     with pytest.raises(UnsupportedError, match=reason):

@@ -15,7 +15,7 @@ from ..pyfunc import py_func  # noqa: F401
 from ..pylayer import static_pylayer  # noqa: F401
 from .building import create_parameter  # noqa: F401
 from .nn_common import (append_activation, conv2d, conv2d_transpose, conv3d,  # noqa: F401
-                        conv3d_transpose)
+                        conv3d_transpose, row_conv)
 from .nn_norm import (batch_norm, embedding, group_norm, instance_norm,  # noqa: F401
                       layer_norm, prelu)
 
@@ -30,7 +30,6 @@ UNSUPPORTED = {
     "bilinear_tensor_product": _NO_OP.format("bilinear_tensor_product"),
     "data_norm": _NO_OP.format("data_norm"),
     "nce": _NO_OP.format("nce"),
-    "row_conv": _NO_OP.format("row_conv"),
     "spectral_norm": _NO_OP.format("spectral_norm"),
     "sequence_conv": unsupported.LOD, "sequence_expand": unsupported.LOD,
     "sequence_first_step": unsupported.LOD, "sequence_last_step": unsupported.LOD,
@@ -80,7 +79,8 @@ def fc(x, size: int, num_flatten_dims: int = 1, weight_attr=None, bias_attr=None
 
 
 __all__ = ["fc", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
-           "layer_norm", "group_norm", "instance_norm", "embedding", "prelu", "py_func",
+           "layer_norm", "group_norm", "instance_norm", "embedding", "prelu", "row_conv",
+           "py_func",
            "static_pylayer", "create_parameter"]
 
 __getattr__ = unsupported.module_getattr(__name__, UNSUPPORTED)

@@ -12,11 +12,12 @@ import math
 
 import numpy as np
 
-from .. import dtypes, registry
+from .. import registry
 from ..builder import emit
 from ..errors import BuildError, Where
 from ..framework import Variable, default_main_program, unique_name
-from ..layer_helper import Constant, Normal, ParamAttr, create_parameter, to_param_attr
+from ..layer_helper import Constant, Normal, create_parameter, to_param_attr
+from ..ops import row_conv as _row_conv_ops  # noqa: F401  (registers row_conv)
 from ..unsupported import UnsupportedError
 
 ACTIVATIONS = {"relu", "tanh", "sigmoid", "softmax", "exp", "gelu", "leaky_relu", "relu6",
@@ -245,3 +246,28 @@ def conv3d_transpose(input, num_filters, output_size=None, filter_size=None, pad
     return _conv_transpose(input, num_filters, output_size, filter_size, padding, stride,
                            dilation, groups, param_attr, bias_attr, use_cudnn, act, name,
                            data_format, 3, "conv3d_transpose")
+
+
+def row_conv(input, future_context_size, param_attr=None, act=None):
+    """Lookahead convolution over time (op `row_conv`) on a dense [batch, time, dim] input:
+    out[:, t] = sum_k input[:, t + k] * w[k] for k <= future_context_size; weight
+    `row_conv_N.w_0` [future_context_size + 1, dim], Xavier-uniform.
+
+    Example:
+        >>> y = pyir.static.nn.row_conv(x, future_context_size=2, act="relu")
+    """
+    input = _input(input, "input", "row_conv")
+    if input.lod_level:
+        raise UnsupportedError("pyir does not support row_conv on LoD sequences: LoD sequence "
+                               "ops are legacy Paddle; pad to a [batch, time, dim] tensor")
+    if len(input.shape) != 3:
+        raise BuildError(f"row_conv needs a [batch, time, dim] input, got shape "
+                         f"{list(input.shape)}", Where(op_type="row_conv"))
+    if not isinstance(future_context_size, int) or future_context_size < 0:
+        raise BuildError(f"row_conv: future_context_size must be an int >= 0, got "
+                         f"{future_context_size!r}", Where(op_type="row_conv"))
+    stem = _stem("row_conv", None)
+    w = create_parameter([future_context_size + 1, input.shape[-1]], input.dtype,
+                         to_param_attr(param_attr), name_stem=stem, suffix="w")
+    out = emit("row_conv", {"X": input, "Filter": w}, helper=stem)["Out"]
+    return append_activation(out, act, stem)
