@@ -23,7 +23,7 @@ from .building import (BuildStrategy, CompiledProgram, ExecutionStrategy,  # noq
 from .io import (deserialize_persistables, deserialize_program, is_persistable,  # noqa: F401
                  load, load_from_file, load_program_state, normalize_program, save,
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
-from .metric import Print, accuracy  # noqa: F401
+from .metric import Print, accuracy, auc  # noqa: F401
 from .vars_io import load_vars, save_vars  # noqa: F401
 
 
@@ -53,9 +53,9 @@ UNSUPPORTED = {
                    "pyir.registry.register_op or call numpy code with py_func",
     "WeightNormParamAttr": "weight normalization of parameters is not supported; "
                            "normalize the weight explicitly",
-    "ExponentialMovingAverage": "not supported yet: keep a moving average with "
-                                "create_global_var and explicit ops",
-    "auc": "needs the stateful auc op, which pyir does not have yet",
+    "ExponentialMovingAverage": "not supported: Paddle 3.3.1's own implementation fails in "
+                                "legacy static mode (its cond() call); keep a moving average "
+                                "with create_global_var and explicit ops",
     "ctr_metric_bundle": unsupported.DISTRIBUTED + " (CTR metrics)",
     "setitem": "needs static x[index] = value (op set_value), which arrives with the "
                "indexing work",
@@ -71,6 +71,6 @@ __all__ = ["Program", "Variable", "Parameter", "Operator", "Executor", "Scope", 
            "load", "load_program_state", "set_program_state", "normalize_program",
            "serialize_program", "serialize_persistables", "deserialize_program",
            "deserialize_persistables", "save_to_file", "load_from_file", "is_persistable",
-           "save_vars", "load_vars", "Print", "accuracy"]
+           "save_vars", "load_vars", "Print", "accuracy", "auc"]
 
 __getattr__ = unsupported.module_getattr(__name__, UNSUPPORTED)

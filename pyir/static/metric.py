@@ -1,10 +1,12 @@
-"""`paddle.static.Print` and `paddle.static.accuracy` (ops `print`, `top_k_v2` + `accuracy`)."""
+"""`paddle.static.Print`, `accuracy` and `auc` (ops `print`, `top_k_v2` + `accuracy`, `auc`)."""
 
 from __future__ import annotations
 
 from ..builder import emit
 from ..errors import BuildError, Where
+from ..ops import auc as _auc_op  # noqa: F401  (registers the auc op)
 from ..ops import static_metric  # noqa: F401  (registers the print and accuracy ops)
+from .building import create_global_var
 from .nn_common import _input, _stem, _tmp
 
 _PHASES = ("FORWARD", "BACKWARD", "BOTH")
@@ -63,4 +65,51 @@ def accuracy(input, label, k=1, correct=None, total=None):
     return acc
 
 
-__all__ = ["Print", "accuracy"]
+
+
+def auc(input, label, curve="ROC", num_thresholds=2 ** 12 - 1, topk=1, slide_steps=1,
+        ins_tag_weight=None):
+    """Streaming ROC-AUC of the positive-class scores (last column of `input`): two `auc`
+    ops over persistable bin counts, one over the last `slide_steps` batches and one over
+    everything since the startup program ran.
+
+    Returns:
+        (auc, batch_auc, [batch_stat_pos, batch_stat_neg, stat_pos, stat_neg])
+
+    Example:
+        >>> global_auc, batch_auc, states = pyir.static.auc(prediction, label)
+    """
+    input = _input(input, "input", "auc")
+    label = _input(label, "label", "auc")
+    if curve != "ROC":
+        raise BuildError(f"auc: only curve='ROC' is supported, got {curve!r}",
+                         Where(op_type="auc"))
+    if not isinstance(num_thresholds, int) or num_thresholds < 1:
+        raise BuildError(f"auc: num_thresholds must be a positive int, got {num_thresholds!r}",
+                         Where(op_type="auc"))
+    if not isinstance(slide_steps, int) or slide_steps < 0:
+        raise BuildError(f"auc: slide_steps must be an int >= 0, got {slide_steps!r}",
+                         Where(op_type="auc"))
+    if ins_tag_weight is None:  # Paddle builds this constant and then does not pass it on
+        emit("fill_constant", attrs={"shape": [1, 1], "value": 1.0, "dtype": 5},
+             helper=_stem("fill_constant", None))
+    stem = _stem("auc", None)
+    auc_out = _tmp(stem, "float64", [])
+    batch_auc_out = _tmp(stem, "float64", [])
+    bins = num_thresholds + 1
+    states = [create_global_var([(1 + slide_steps) * bins + 1], 0, "int64", persistable=True)
+              for _ in range(2)]
+    states += [create_global_var([1, bins], 0, "int64", persistable=True) for _ in range(2)]
+    for state in states:
+        state.stop_gradient = False  # as Paddle's create_global_variable leaves them
+    attrs = {"curve": curve, "num_thresholds": num_thresholds}
+    emit("auc", {"Predict": input, "Label": label, "StatPos": states[0], "StatNeg": states[1]},
+         {**attrs, "slide_steps": slide_steps},
+         outputs={"AUC": batch_auc_out, "StatPosOut": states[0], "StatNegOut": states[1]})
+    emit("auc", {"Predict": input, "Label": label, "StatPos": states[2], "StatNeg": states[3]},
+         {**attrs, "slide_steps": 0},
+         outputs={"AUC": auc_out, "StatPosOut": states[2], "StatNegOut": states[3]})
+    return auc_out, batch_auc_out, states
+
+
+__all__ = ["Print", "accuracy", "auc"]
