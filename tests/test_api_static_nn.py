@@ -411,3 +411,58 @@ def test_static_nn_create_parameter_names_like_paddle():
         ("create_parameter_0.w_0", "uniform_random", {"min": -0.92582, "max": 0.92582}),
         ("create_parameter_1.b_0", "fill_constant", {"value": 0.0}),
         ("myp", "uniform_random", {"min": -0.866025, "max": 0.866025})]
+
+
+# Layers over ops another part of pyir provides (conv3d, conv3d_transpose,
+# bilinear_tensor_product): without the op they refuse naming it; with it they emit what
+# Paddle 3.3.1 emitted for the same calls.
+OP_DEPENDENT = {
+    "bilinear_tensor_product": (
+        lambda: S.nn.bilinear_tensor_product(X([-1, 3], "a"), X([-1, 4], "b"), 5, act="tanh"),
+        [("bilinear_tensor_product", {"Bias": ["bilinear_tensor_product_0.b_0"],
+                                      "Weight": ["bilinear_tensor_product_0.w_0"],
+                                      "X": ["a"], "Y": ["b"]},
+          {"Out": ["bilinear_tensor_product_0.tmp_0"]}, {}),
+         ("tanh", {"X": ["bilinear_tensor_product_0.tmp_0"]},
+          {"Out": ["bilinear_tensor_product_0.tmp_1"]}, {})],
+        [("bilinear_tensor_product_0.w_0", [5, 3, 4]), ("bilinear_tensor_product_0.b_0", [1, 5])],
+        [("bilinear_tensor_product_0.w_0", "uniform_random", {"min": -0.433013, "max": 0.433013}),
+         ("bilinear_tensor_product_0.b_0", "fill_constant", {"value": 0.0})]),
+    "conv3d": (
+        lambda: S.nn.conv3d(X([-1, 2, 5, 5, 5]), 4, 3, padding=1, act="relu"),
+        [("conv3d", {"Filter": ["conv3d_0.w_0"], "Input": ["x"]}, {"Output": ["conv3d_0.tmp_0"]},
+          {"data_format": "NCDHW", "dilations": [1, 1, 1], "groups": 1,
+           "padding_algorithm": "EXPLICIT", "paddings": [1, 1, 1], "strides": [1, 1, 1]}),
+         ("elementwise_add", {"X": ["conv3d_0.tmp_0"], "Y": ["conv3d_0.b_0"]},
+          {"Out": ["conv3d_0.tmp_1"]}, {"axis": 1}),
+         ("relu", {"X": ["conv3d_0.tmp_1"]}, {"Out": ["conv3d_0.tmp_2"]}, {})],
+        [("conv3d_0.w_0", [4, 2, 3, 3, 3]), ("conv3d_0.b_0", [4])],
+        [("conv3d_0.w_0", "gaussian_random", {"mean": 0.0, "std": 0.19245}),
+         ("conv3d_0.b_0", "fill_constant", {"value": 0.0})]),
+    "conv3d_transpose": (
+        lambda: S.nn.conv3d_transpose(X([-1, 2, 5, 5, 5]), 3, filter_size=2, stride=2),
+        [("conv3d_transpose", {"Filter": ["conv3d_transpose_0.w_0"], "Input": ["x"]},
+          {"Output": ["conv3d_transpose_0.tmp_0"]},
+          {"data_format": "NCHW", "dilations": [1, 1, 1], "groups": 1, "output_padding": [],
+           "output_size": [], "padding_algorithm": "EXPLICIT", "paddings": [0, 0, 0],
+           "strides": [2, 2, 2]}),
+         ("elementwise_add", {"X": ["conv3d_transpose_0.tmp_0"],
+                              "Y": ["conv3d_transpose_0.b_0"]},
+          {"Out": ["conv3d_transpose_0.tmp_1"]}, {"axis": 1})],
+        [("conv3d_transpose_0.w_0", [2, 3, 2, 2, 2]), ("conv3d_transpose_0.b_0", [3])],
+        [("conv3d_transpose_0.w_0", "uniform_random", {"min": -0.387298, "max": 0.387298}),
+         ("conv3d_transpose_0.b_0", "fill_constant", {"value": 0.0})]),
+}
+
+
+@pytest.mark.parametrize("op_type", sorted(OP_DEPENDENT))
+def test_layer_over_another_parts_op(op_type):
+    from pyir import registry
+
+    fn, ops, params, init = OP_DEPENDENT[op_type]
+    if op_type not in registry.OPS:
+        with pytest.raises(UnsupportedError, match=f"needs the '{op_type}' op"):
+            build(fn)
+        return
+    main, start, got_params = build(fn)
+    assert (dump(main), got_params, inits(start)) == (ops, params, init)

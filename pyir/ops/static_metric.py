@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Attr, Example, GradOp, VarSpec, grad_name, register_op
+from ..registry import OPS, Attr, Example, GradOp, Slot, VarSpec, grad_name, register_op
 from ..registry import AttrType as T
 from ._helpers import rand, same_as
 
@@ -92,22 +92,26 @@ def _accuracy_expect(Out, Indices, Label):
             "Correct": np.array(hits, "int32"), "Total": np.array(len(Label), "int32")}
 
 
-@register_op(
-    "accuracy", inputs=["Out", "Indices", "Label"],
-    outputs=["Accuracy", "Correct", "Total"], infer=_infer_accuracy, differentiable=False,
-    doc="Correct = rows whose top-k Indices contain Label; Accuracy = Correct / Total",
-    examples=[
-        Example({"Out": rand(4, 2), "Indices": np.array([[1, 0], [2, 3], [0, 4], [4, 1]]),
-                 "Label": np.array([[0], [1], [4], [3]])}, {}, _accuracy_expect),
-        Example({"Out": rand(0, 2), "Indices": np.zeros((0, 2), "int64"),
-                 "Label": np.zeros((0, 1), "int64")}, {},
-                {"Accuracy": np.array(0.0, "float32"), "Correct": np.array(0, "int32"),
-                 "Total": np.array(0, "int32")}),
-    ],
-)
 def accuracy(Out, Indices, Label):
     rows = Indices.shape[0]
     label = np.asarray(Label).reshape(rows, -1)[:, :1] if rows else Label
     correct = int(np.any(Indices == label, axis=1).sum()) if rows else 0
     return {"Accuracy": np.array(correct / rows if rows else 0.0, "float32"),
             "Correct": np.array(correct, "int32"), "Total": np.array(rows, "int32")}
+
+
+# Another module (the optimizers' metrics) may define the same Paddle op; one definition wins.
+if "accuracy" not in OPS:
+    register_op(
+        "accuracy", inputs=["Out", "Indices", Slot("Label", no_grad=True)],
+        outputs=["Accuracy", "Correct", "Total"], infer=_infer_accuracy, differentiable=False,
+        doc="Correct = rows whose top-k Indices contain Label; Accuracy = Correct / Total",
+        examples=[
+            Example({"Out": rand(4, 2), "Indices": np.array([[1, 0], [2, 3], [0, 4], [4, 1]]),
+                     "Label": np.array([[0], [1], [4], [3]])}, {}, _accuracy_expect),
+            Example({"Out": rand(0, 2), "Indices": np.zeros((0, 2), "int64"),
+                     "Label": np.zeros((0, 1), "int64")}, {},
+                    {"Accuracy": np.array(0.0, "float32"), "Correct": np.array(0, "int32"),
+                     "Total": np.array(0, "int32")}),
+        ],
+    )(accuracy)

@@ -14,8 +14,8 @@ from ..layer_helper import create_parameter as _new_parameter
 from ..pyfunc import py_func  # noqa: F401
 from ..pylayer import static_pylayer  # noqa: F401
 from .building import create_parameter  # noqa: F401
-from .nn_common import (append_activation, conv2d, conv2d_transpose, conv3d,  # noqa: F401
-                        conv3d_transpose, row_conv)
+from .nn_common import (append_activation, bilinear_tensor_product, conv2d,  # noqa: F401
+                        conv2d_transpose, conv3d, conv3d_transpose, row_conv)
 from .nn_norm import (batch_norm, embedding, group_norm, instance_norm,  # noqa: F401
                       layer_norm, prelu)
 
@@ -27,7 +27,6 @@ UNSUPPORTED = {
     "sparse_embedding": unsupported.DISTRIBUTED,
     "continuous_value_model": unsupported.DISTRIBUTED + " (the CTR `cvm` op)",
     "deform_conv2d": _NO_OP.format("deformable_conv"),
-    "bilinear_tensor_product": _NO_OP.format("bilinear_tensor_product"),
     "data_norm": _NO_OP.format("data_norm"),
     "nce": _NO_OP.format("nce"),
     "spectral_norm": _NO_OP.format("spectral_norm"),
@@ -80,6 +79,7 @@ def fc(x, size: int, num_flatten_dims: int = 1, weight_attr=None, bias_attr=None
 
 __all__ = ["fc", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
            "layer_norm", "group_norm", "instance_norm", "embedding", "prelu", "row_conv",
+           "bilinear_tensor_product",
            "py_func",
            "static_pylayer", "create_parameter"]
 

@@ -209,10 +209,13 @@ def _conv_transpose(input, num_filters, output_size, filter_size, padding, strid
     if all(full[2 * i] == full[2 * i + 1] for i in range(n)):
         pads = full[::2]  # symmetric: one value per spatial dim, as Paddle writes it
     groups = 1 if groups is None else groups
-    if groups <= 0:
-        raise BuildError(f"{layer}: groups must be positive, got {groups}", Where(op_type=layer))
+    if groups <= 0 or (n == 3 and num_filters % groups):
+        raise BuildError(f"{layer}: groups must be positive (and divide num_filters for 3-D), "
+                         f"got {groups}", Where(op_type=layer))
     w = create_parameter([channels, num_filters // groups, *fsize], input.dtype,
                          to_param_attr(param_attr), name_stem=stem, suffix="w")
+    if n == 3:  # Paddle writes the 2-D spelling of the layout on conv3d_transpose
+        data_format = "NHWC" if channel_last else "NCHW"
     out = emit(op_type, {"Input": input, "Filter": w},
                {"output_size": sizes, "strides": strides, "paddings": pads,
                 "padding_algorithm": algorithm, "dilations": dilations, "groups": groups,
@@ -270,4 +273,31 @@ def row_conv(input, future_context_size, param_attr=None, act=None):
     w = create_parameter([future_context_size + 1, input.shape[-1]], input.dtype,
                          to_param_attr(param_attr), name_stem=stem, suffix="w")
     out = emit("row_conv", {"X": input, "Filter": w}, helper=stem)["Out"]
+    return append_activation(out, act, stem)
+
+
+def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bias_attr=None):
+    """out[n, i] = x[n] @ W[i] @ y[n] + b[i] (op `bilinear_tensor_product`) for 2-D x and y;
+    weight `bilinear_tensor_product_N.w_0` [size, x_dim, y_dim] (Xavier), bias `.b_0`
+    [1, size] (zeros).
+
+    Example:
+        >>> out = pyir.static.nn.bilinear_tensor_product(x, y, size=8)
+    """
+    x = _input(x, "x", "bilinear_tensor_product")
+    y = _input(y, "y", "bilinear_tensor_product")
+    if len(x.shape) != 2 or len(y.shape) != 2:
+        raise BuildError(f"bilinear_tensor_product needs 2-D x and y, got shapes "
+                         f"{list(x.shape)} and {list(y.shape)}",
+                         Where(op_type="bilinear_tensor_product"))
+    _need_op("bilinear_tensor_product", "bilinear_tensor_product")
+    stem = _stem("bilinear_tensor_product", name)
+    inputs = {"X": x, "Y": y,
+              "Weight": create_parameter([size, x.shape[1], y.shape[1]], x.dtype,
+                                         to_param_attr(param_attr), name_stem=stem, suffix="w")}
+    battr = to_param_attr(bias_attr)
+    if battr is not None:
+        inputs["Bias"] = create_parameter([1, size], x.dtype, battr, name_stem=stem, suffix="b",
+                                          default_initializer=Constant(0.0))
+    out = emit("bilinear_tensor_product", inputs, helper=stem)["Out"]
     return append_activation(out, act, stem)
