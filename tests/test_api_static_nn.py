@@ -344,6 +344,44 @@ def test_row_conv_and_its_gradients_match_numpy(rng):
     np.testing.assert_allclose(dw, expect_dw, rtol=1e-4, atol=1e-6)
 
 
+def test_spectral_norm_matches_paddle():
+    main, start = S.Program(), S.Program()
+    with S.program_guard(main, start):
+        w = S.data("w", [3, 4], "float32")
+        w.stop_gradient = False
+        out = S.nn.spectral_norm(w, dim=0, power_iters=1)
+        S.append_backward(pyir.mean(out))
+    block = main.global_block()
+    # Paddle 3.3.1: u `spectral_norm_0.w_0` [3] and v `.w_1` [4], Normal(0, 1), not
+    # trainable by gradient; the output is `_generated_var_0`.
+    assert [(p.name, list(p.shape), p.stop_gradient) for p in main.all_parameters()] == \
+        [("spectral_norm_0.w_0", [3], True), ("spectral_norm_0.w_1", [4], True)]
+    assert out.name == "_generated_var_0"
+    assert [op.type for op in block.ops][0] == "spectral_norm"
+    assert block.ops[0].attrs["power_iters"] == 1 and block.ops[0].attrs["dim"] == 0
+    assert inits(start) == [("spectral_norm_0.w_0", "gaussian_random", {"mean": 0.0, "std": 1.0}),
+                            ("spectral_norm_0.w_1", "gaussian_random", {"mean": 0.0, "std": 1.0})]
+    exe = S.Executor()
+    exe.run(start)
+    scope = S.global_scope()
+    scope.find_var("spectral_norm_0.w_0").get_tensor().set(np.array([1.0, 0.5, -1.0], "float32"))
+    scope.find_var("spectral_norm_0.w_1").get_tensor().set(
+        np.array([0.3, -0.2, 0.1, 1.0], "float32"))
+    weight = (np.arange(12).reshape(3, 4) / 10 - 0.4).astype("float32")
+    got, grad = exe.run(main, feed={"w": weight}, fetch_list=[out, "w@GRAD"])
+    # Paddle 3.3.1's output and gradient for the same weight, u and v.
+    np.testing.assert_allclose(got, [[-0.32542115, -0.24406587, -0.16271058, -0.08135529],
+                                     [0.0, 0.08135529, 0.16271058, 0.24406587],
+                                     [0.32542115, 0.40677643, 0.48813173, 0.569487]],
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(grad, [[0.09070947, 0.08927739, 0.0878453, 0.08641321],
+                                      [0.05527009, 0.05605296, 0.05683583, 0.05761871],
+                                      [0.0198307, 0.02282854, 0.02582637, 0.02882421]],
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(np.array(scope.find_var("spectral_norm_0.w_0").get_tensor()),
+                                  [1.0, 0.5, -1.0])  # u is read, not updated
+
+
 def test_row_conv_refuses_lod_input():
     with S.program_guard(S.Program(), S.Program()):
         with pytest.raises(UnsupportedError, match="LoD"):
@@ -353,6 +391,9 @@ def test_row_conv_refuses_lod_input():
 @pytest.mark.parametrize("call, match", [
     (lambda: S.nn.row_conv(X([-1, 3]), 1), r"\[batch, time, dim\]"),
     (lambda: S.nn.row_conv(X([-1, 4, 3]), -1), "future_context_size"),
+    (lambda: S.nn.spectral_norm(X([3, 4]), dim=2), "dim must be 0"),
+    (lambda: S.nn.spectral_norm(X([-1, 4]), dim=0), "known, non-zero"),
+    (lambda: S.nn.bilinear_tensor_product(X([-1, 3, 2], "a"), X([-1, 4], "b"), 5), "2-D x"),
     (lambda: S.nn.conv2d(X([-1, 3, 8]), 4, 3), "4-D input"),
     (lambda: S.nn.conv2d(X(), 4, 3, groups=2), "divide the 3 input channels"),
     (lambda: S.nn.conv2d(X(), 4, 3, data_format="NCDHW"), "data_format"),
@@ -389,7 +430,7 @@ def test_distributed_embedding_is_refused():
 
 @pytest.mark.parametrize("name, reason", [
     ("cond", "control-flow"), ("while_loop", "control-flow"), ("sequence_pool", "LoD"),
-    ("sparse_embedding", "distributed"), ("nce", "nce"), ("spectral_norm", "spectral_norm"),
+    ("sparse_embedding", "distributed"), ("nce", "nce"), ("data_norm", "data_norm"),
     ("deform_conv2d", "deformable_conv"),
 ])
 def test_left_out_layers_refuse_with_reason(name, reason):

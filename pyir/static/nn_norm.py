@@ -15,7 +15,8 @@ from .. import dtypes
 from ..builder import emit
 from ..errors import BuildError, Where
 from ..framework import default_main_program
-from ..layer_helper import Constant, ParamAttr, create_parameter, to_param_attr
+from ..layer_helper import Constant, Normal, ParamAttr, create_parameter, to_param_attr
+from ..ops import spectral_norm as _spectral_norm_op  # noqa: F401  (registers the op)
 from ..unsupported import UnsupportedError
 from .nn_common import _input, _stem, _tmp, append_activation
 
@@ -252,3 +253,32 @@ def prelu(x, mode, param_attr=None, data_format="NCHW", name=None):
                              suffix="w", default_initializer=Constant(0.25))
     return emit("prelu", {"X": x, "Alpha": alpha}, {"mode": mode, "data_format": data_format},
                 helper=stem)["Out"]
+
+
+def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
+    """`weight` divided by its largest singular value (op `spectral_norm`), estimated by power
+    iteration from `spectral_norm_N.w_0` (u, [weight.shape[dim]]) and `.w_1` (v, the other
+    dims' size), both Normal(0, 1) and not updated by the op.
+
+    Example:
+        >>> w_sn = pyir.static.nn.spectral_norm(w, dim=1, power_iters=2)
+    """
+    weight = _input(weight, "weight", "spectral_norm")
+    if dim not in (0, 1):
+        raise BuildError(f"spectral_norm: dim must be 0 (fc weights) or 1 (conv weights), "
+                         f"got {dim!r}", Where(op_type="spectral_norm"))
+    if any(d == 0 for d in weight.shape) or any(d < 0 for d in weight.shape):
+        raise BuildError(f"spectral_norm needs a weight of known, non-zero dims, got "
+                         f"{list(weight.shape)}", Where(op_type="spectral_norm"))
+    stem = _stem("spectral_norm", name)
+    rows = weight.shape[dim]
+    u = create_parameter([rows], weight.dtype, ParamAttr(), name_stem=stem, suffix="w",
+                         default_initializer=Normal(0.0, 1.0))
+    u.stop_gradient = True
+    v = create_parameter([int(np.prod(weight.shape)) // rows], weight.dtype, ParamAttr(),
+                         name_stem=stem, suffix="w", default_initializer=Normal(0.0, 1.0))
+    v.stop_gradient = True
+    out = default_main_program().current_block().create_var(None, weight.dtype, weight.shape)
+    emit("spectral_norm", {"Weight": weight, "U": u, "V": v},
+         {"dim": dim, "power_iters": int(power_iters), "eps": float(eps)}, outputs={"Out": out})
+    return out
