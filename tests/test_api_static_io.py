@@ -244,7 +244,8 @@ def test_save_vars_load_vars_round_trip(tmp_path, filename):
 
 def test_save_vars_with_a_predicate_and_load_vars_errors(tmp_path):
     main, x, out, exe = mlp()
-    S.save_vars(exe, str(tmp_path), main, predicate=lambda v: v.name.startswith("fc") and v.name.endswith("w_0"))
+    S.save_vars(exe, str(tmp_path), main,
+                predicate=lambda v: v.name.startswith("fc") and v.name.endswith("w_0"))
     assert sorted(os.listdir(tmp_path)) == ["fc_0.w_0", "fc_1.w_0"]
     with pytest.raises(FormatError, match="no file for variable 'batch_norm_0.b_0'"):
         S.load_vars(exe, str(tmp_path), main)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys as _sys
 
 from .. import fluid as _fluid
+from .. import unsupported as _unsupported
 from ..fluid import *  # noqa: F401,F403
 from ..fluid import UNSUPPORTED, __all__  # noqa: F401
 from ..fluid import (backward, compiler, core, data_feeder, dygraph, executor,  # noqa: F401
@@ -20,4 +21,4 @@ for _name in ("backward", "compiler", "core", "data_feeder", "dygraph", "executo
               "framework", "initializer", "layers", "unique_name"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(_fluid, _name)
 
-__getattr__ = _fluid.__getattr__
+__getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)

@@ -62,7 +62,8 @@ def _prepare_print(op, ctx) -> dict:
 
 @register_op(
     "print", inputs=["In"], outputs=["Out"], attrs=_PRINT_ATTRS, infer=same_as("In"),
-    grad=_print_grad, side_effects=lambda op: bool(op.attrs.get("is_forward", True)), runtime=("var_name", "printed"), prepare=_prepare_print,
+    grad=_print_grad, side_effects=lambda op: bool(op.attrs.get("is_forward", True)),
+    runtime=("var_name", "printed"), prepare=_prepare_print,
     doc="Out = In; prints In (forward) or its gradient (is_forward=False) per print_phase",
     examples=[Example({"In": rand(2, 3)}, {"message": "x", "summarize": 2},
                       lambda In, **_: {"Out": In})],
