@@ -91,6 +91,20 @@ class ScopeVar:
     def set(self, value, place=None) -> None:
         self.scope[self.name] = value
 
+    def set_int(self, value: int) -> None:
+        """Hold a plain int (Paddle's `Variable.set_int`), kept as a 0-D int64 array."""
+        self.scope[self.name] = np.array(int(value), dtype=np.int64)
+
+    def set_float(self, value: float) -> None:
+        """Hold a plain float (Paddle's `Variable.set_float`), kept as a 0-D float32 array."""
+        self.scope[self.name] = np.array(float(value), dtype=np.float32)
+
+    def get_int(self) -> int:
+        return int(self.get_tensor()._value())
+
+    def get_float(self) -> float:
+        return float(self.get_tensor()._value())
+
 
 class DenseTensor:
     """A live view of one scope variable, as Paddle's `core.DenseTensor` (alias LoDTensor):

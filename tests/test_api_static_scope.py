@@ -44,6 +44,16 @@ def test_scope_handles_are_live_and_missing_names_are_none():
     assert scope.find_var("w") is None
 
 
+def test_scope_variables_hold_plain_numbers():
+    scope = S.Scope()
+    scope.var("n").set_int(7)
+    scope.var("f").set_float(0.25)
+    assert scope.find_var("n").get_int() == 7 and scope.find_var("f").get_float() == 0.25
+    assert np.array(scope.find_var("n").get_tensor()).dtype == np.int64
+    with pytest.raises(PyirError, match="not initialized"):
+        scope.var("empty").get_float()
+
+
 def test_child_scopes_see_their_parents():
     parent = S.Scope()
     parent.var("a").set(np.float32(1.5))
