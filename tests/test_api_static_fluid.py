@@ -139,6 +139,9 @@ def test_data_feeder_converts_dtype_and_shape():
         feeder.feed([(np.ones(4),)])
     with pytest.raises(PyirError, match="does not fit img"):
         feeder.feed([(np.ones(3), [1])])
+    with pytest.raises(PyirError, match="LoD sequence"):
+        with fluid.program_guard(main, fluid.Program()):
+            fluid.DataFeeder([paddle.static.data("seq", [-1, 1], "int64", lod_level=1)])
     batches = list(feeder.decorate_reader(lambda: iter([[(np.ones(4), [0])]]))())
     assert list(batches[0]) == ["img", "label"]
 

@@ -399,6 +399,7 @@ def test_row_conv_refuses_lod_input():
     (lambda: S.nn.conv2d(X(), 4, 3, data_format="NCDHW"), "data_format"),
     (lambda: S.nn.conv2d(X(), 4, 3, padding="FULL"), "SAME"),
     (lambda: S.nn.conv2d(X(), 4, 3, param_attr=False), "param_attr cannot be False"),
+    (lambda: S.nn.conv2d(X(), 4, 3, use_cudnn=1), "use_cudnn must be True or False"),
     (lambda: S.nn.conv2d(X([-1, -1, 8, 8]), 4, 3), "channel dimension"),
     (lambda: S.nn.conv2d_transpose(X(), 4), "filter_size"),
     (lambda: S.nn.batch_norm(X(), bias_attr=False), "bias_attr cannot be False"),

@@ -26,6 +26,10 @@ class DataFeeder:
             if not isinstance(var, Variable):
                 raise PyirError(f"DataFeeder: feed_list holds Variables or their names, got "
                                 f"{type(item).__name__}")
+            if var.lod_level:
+                raise PyirError(f"DataFeeder: {var.name} is a LoD sequence (lod_level="
+                                f"{var.lod_level}), which pyir does not support; pad the "
+                                f"sequences and declare a dense input")
             self.feed_vars.append(var)
         self.place = place
 

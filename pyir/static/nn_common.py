@@ -117,6 +117,9 @@ def _conv(input, num_filters, filter_size, stride, padding, dilation, groups, pa
     if param_attr is False:
         raise BuildError(f"{layer}: param_attr cannot be False (a conv needs its filter)",
                          Where(op_type=layer))
+    if not isinstance(use_cudnn, bool):
+        raise BuildError(f"{layer}: use_cudnn must be True or False, got {use_cudnn!r}",
+                         Where(op_type=layer))
     channel_last = data_format[-1] == "C"
     channels = input.shape[-1] if channel_last else input.shape[1]
     if channels < 0:
