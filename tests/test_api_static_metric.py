@@ -1,4 +1,4 @@
-"""paddle.static.auc: the ops and state variables Paddle 3.3.1 emits, and streaming AUC values
+"""paddle.static.auc and static.nn.continuous_value_model: the ops and state variables Paddle 3.3.1 emits, and streaming AUC values
 (global and over a sliding window of batches) against a pairwise numpy count."""
 
 import numpy as np
@@ -101,3 +101,36 @@ def test_auc_refuses_scores_outside_unit_interval():
     with pytest.raises(Exception, match=r"scores in \[0, 1\]"):
         exe.run(main, feed={"x": np.array([[0.0, 1.5]], "float32"),
                             "label": np.array([[1]])}, fetch_list=[global_auc])
+
+
+@pytest.mark.parametrize("use_cvm, expect_out, expect_grad", [
+    # Paddle 3.3.1's outputs and x@GRAD for mean(y) on these inputs.
+    (True, [[1.3862944, -0.6931472, 0.5, -0.5], [0.0, 0.0, 2.0, 1.0]],
+     [[1.0, 0.0, 0.125, 0.125], [2.0, 1.0, 0.125, 0.125]]),
+    (False, [[0.5, -0.5], [2.0, 1.0]], [[1.0, 0.0, 0.25, 0.25], [2.0, 1.0, 0.25, 0.25]]),
+])
+def test_continuous_value_model_matches_paddle(use_cvm, expect_out, expect_grad):
+    import pyir
+
+    main = S.Program()
+    with S.program_guard(main, S.Program()):
+        x = S.data("x", [-1, 4], "float32")
+        x.stop_gradient = False
+        show_click = S.data("c", [-1, 2], "float32")
+        y = S.nn.continuous_value_model(x, show_click, use_cvm)
+        S.append_backward(pyir.mean(y))
+    assert y.name == "_generated_var_0" and main.global_block().ops[0].type == "cvm"
+    assert main.global_block().ops[0].attrs["use_cvm"] is use_cvm
+    assert main.global_block().ops[-1].type == "cvm_grad"
+    out, grad = S.Executor().run(
+        main, feed={"x": np.array([[3.0, 1.0, 0.5, -0.5], [0.0, 0.0, 2.0, 1.0]], "float32"),
+                    "c": np.array([[1.0, 0.0], [2.0, 1.0]], "float32")},
+        fetch_list=[y, "x@GRAD"])
+    np.testing.assert_allclose(out, expect_out, rtol=1e-6)
+    np.testing.assert_allclose(grad, expect_grad, rtol=1e-6)
+
+
+def test_continuous_value_model_refuses_narrow_input():
+    with S.program_guard(S.Program(), S.Program()):
+        with pytest.raises(BuildError, match=r"\[N, D >= 2\]"):
+            S.nn.continuous_value_model(S.data("x", [-1, 1]), S.data("c", [-1, 2]))

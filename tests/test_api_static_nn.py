@@ -431,7 +431,7 @@ def test_distributed_embedding_is_refused():
 
 @pytest.mark.parametrize("name, reason", [
     ("cond", "control-flow"), ("while_loop", "control-flow"), ("sequence_pool", "LoD"),
-    ("sparse_embedding", "distributed"), ("nce", "nce"), ("data_norm", "data_norm"),
+    ("sparse_embedding", "distributed"), ("nce", "nce"),
     ("deform_conv2d", "deformable_conv"),
 ])
 def test_left_out_layers_refuse_with_reason(name, reason):

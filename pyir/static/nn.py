@@ -16,8 +16,8 @@ from ..pylayer import static_pylayer  # noqa: F401
 from .building import create_parameter  # noqa: F401
 from .nn_common import (append_activation, bilinear_tensor_product, conv2d,  # noqa: F401
                         conv2d_transpose, conv3d, conv3d_transpose, row_conv)
-from .nn_norm import (batch_norm, embedding, group_norm, instance_norm,  # noqa: F401
-                      layer_norm, prelu, spectral_norm)
+from .nn_norm import (batch_norm, continuous_value_model, embedding,  # noqa: F401
+                      group_norm, instance_norm, layer_norm, prelu, spectral_norm)
 
 _CONTROL_FLOW = "control flow arrives with the control-flow issue"
 _NO_OP = "needs an op pyir does not have yet ({})"
@@ -25,9 +25,7 @@ UNSUPPORTED = {
     "cond": _CONTROL_FLOW, "case": _CONTROL_FLOW, "switch_case": _CONTROL_FLOW,
     "while_loop": _CONTROL_FLOW,
     "sparse_embedding": unsupported.DISTRIBUTED,
-    "continuous_value_model": unsupported.DISTRIBUTED + " (the CTR `cvm` op)",
     "deform_conv2d": _NO_OP.format("deformable_conv"),
-    "data_norm": _NO_OP.format("data_norm"),
     "nce": _NO_OP.format("nce"),
     "sequence_conv": unsupported.LOD, "sequence_expand": unsupported.LOD,
     "sequence_first_step": unsupported.LOD, "sequence_last_step": unsupported.LOD,
@@ -78,7 +76,7 @@ def fc(x, size: int, num_flatten_dims: int = 1, weight_attr=None, bias_attr=None
 
 __all__ = ["fc", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
            "layer_norm", "group_norm", "instance_norm", "embedding", "prelu", "row_conv",
-           "bilinear_tensor_product", "spectral_norm",
+           "bilinear_tensor_product", "spectral_norm", "continuous_value_model",
            "py_func",
            "static_pylayer", "create_parameter"]
 

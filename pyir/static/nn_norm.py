@@ -16,6 +16,7 @@ from ..builder import emit
 from ..errors import BuildError, Where
 from ..framework import default_main_program
 from ..layer_helper import Constant, Normal, ParamAttr, create_parameter, to_param_attr
+from ..ops import cvm as _cvm_op  # noqa: F401  (registers the op)
 from ..ops import spectral_norm as _spectral_norm_op  # noqa: F401  (registers the op)
 from ..unsupported import UnsupportedError
 from .nn_common import _input, _stem, _tmp, append_activation
@@ -281,4 +282,25 @@ def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
     out = default_main_program().current_block().create_var(None, weight.dtype, weight.shape)
     emit("spectral_norm", {"Weight": weight, "U": u, "V": v},
          {"dim": dim, "power_iters": int(power_iters), "eps": float(eps)}, outputs={"Out": out})
+    return out
+
+
+def continuous_value_model(input, cvm, use_cvm=True):
+    """CTR show/click features (op `cvm`): with use_cvm the first two columns of `input`
+    become log(show + 1) and log(click + 1) - log(show + 1); without, they are dropped. `cvm`
+    [N, 2] holds the batch's show/click values, which the backward pass passes as the first
+    two columns' gradient (Paddle's convention).
+
+    Example:
+        >>> y = pyir.static.nn.continuous_value_model(embedding, show_click, use_cvm=True)
+    """
+    input = _input(input, "input", "cvm")
+    cvm = _input(cvm, "cvm", "cvm")
+    if len(input.shape) != 2 or (0 <= input.shape[1] < 2):
+        raise BuildError(f"continuous_value_model needs an [N, D >= 2] input, got "
+                         f"{list(input.shape)}", Where(op_type="cvm"))
+    cols = input.shape[1] if use_cvm or input.shape[1] < 0 else input.shape[1] - 2
+    out = default_main_program().current_block().create_var(None, input.dtype,
+                                                            [input.shape[0], cols])
+    emit("cvm", {"X": input, "CVM": cvm}, {"use_cvm": bool(use_cvm)}, outputs={"Y": out})
     return out
