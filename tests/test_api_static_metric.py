@@ -1,5 +1,6 @@
-"""paddle.static.auc and static.nn.continuous_value_model: the ops and state variables Paddle 3.3.1 emits, and streaming AUC values
-(global and over a sliding window of batches) against a pairwise numpy count."""
+"""CTR metrics and features: paddle.static.auc (the ops and state variables Paddle 3.3.1
+emits, streaming AUC globally and over a window of batches against a pairwise numpy count)
+and static.nn.continuous_value_model (against Paddle 3.3.1's values)."""
 
 import numpy as np
 import pytest
