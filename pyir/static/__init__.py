@@ -15,9 +15,9 @@ from ..executor import Executor, Scope, global_scope, scope_guard  # noqa: F401
 from ..framework import (Operator, Parameter, Program, Variable,  # noqa: F401
                          default_main_program, default_startup_program, program_guard)
 from ..input_spec import InputSpec  # noqa: F401
-from ..io import load_inference_model, save_inference_model  # noqa: F401
 from ..pyfunc import py_func  # noqa: F401
 from . import nn  # noqa: F401
+from ._storage import load_inference_model, save_inference_model  # noqa: F401
 from .building import (BuildStrategy, CompiledProgram, ExecutionStrategy,  # noqa: F401
                        create_global_var, create_parameter, name_scope, xpu_places)
 from .io import (deserialize_persistables, deserialize_program, is_persistable,  # noqa: F401

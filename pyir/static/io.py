@@ -24,9 +24,8 @@ from ..errors import FormatError, PyirError, Where
 from ..executor import Scope, global_scope
 from ..framework import (FEED_MINIBATCH, FETCH_LIST, Parameter, Program, Variable,
                          default_main_program)
-from ..io import inference_program, persistable_names
-from ..params import decode_params, encode_params
-from ..serialize import atomic_write, parse_program
+from ._storage import (atomic_write, decode_params, encode_params, inference_program,
+                       parse_program, persistable_names)
 
 _READER, _RAW = 15, 17
 _NOT_STORED = (FEED_MINIBATCH, FETCH_LIST, _READER, _RAW)

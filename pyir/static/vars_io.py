@@ -12,8 +12,7 @@ import numpy as np
 from ..errors import FormatError, PyirError, Where
 from ..executor import global_scope
 from ..framework import Program, Variable, default_main_program
-from ..params import decode_params, encode_params, encode_record
-from ..serialize import atomic_write
+from ._storage import atomic_write, decode_params, encode_params, encode_record
 from .io import is_persistable
 
 
