@@ -11,22 +11,56 @@ import contextlib
 
 import numpy as np
 
+from .device import CPUPlace
 from .errors import PyirError
 from .framework import Program, Variable, default_main_program
 from .plan import Plan, compile_plan
 
 
 class Scope:
-    """Persistable values (parameters, optimizer state) that live across runs."""
+    """Persistable values (parameters, optimizer state) that live across runs.
 
-    def __init__(self):
+    Paddle's scope API works on it: `scope.var(name).get_tensor().set(array, place)`,
+    `np.array(scope.find_var(name).get_tensor())`, `new_scope()` for a child scope whose
+    `find_var` falls back to its parent.
+    """
+
+    def __init__(self, parent: "Scope | None" = None):
         self.vars: dict[str, np.ndarray] = {}
+        self.parent = parent
+        self.kids: list[Scope] = []
+        self._declared: set[str] = set()  # names made by var() and not yet set
 
     def find_var(self, name: str) -> "ScopeVar | None":
-        return ScopeVar(self, name) if name in self.vars else None
+        """The handle of `name` here or in an ancestor scope; None when nobody has it."""
+        scope = self
+        while scope is not None:
+            if name in scope.vars or name in scope._declared:
+                return ScopeVar(scope, name)
+            scope = scope.parent
+        return None
+
+    def find_local_var(self, name: str) -> "ScopeVar | None":
+        return ScopeVar(self, name) if name in self.vars or name in self._declared else None
 
     def var(self, name: str) -> "ScopeVar":
+        """The handle of `name` in this scope, declaring it (uninitialized) if new."""
+        if name not in self.vars:
+            self._declared.add(name)
         return ScopeVar(self, name)
+
+    def new_scope(self) -> "Scope":
+        kid = Scope(self)
+        self.kids.append(kid)
+        return kid
+
+    def drop_kids(self) -> None:
+        self.kids.clear()
+
+    def erase(self, names) -> None:
+        for name in names:
+            self.vars.pop(name, None)
+            self._declared.discard(name)
 
     def __contains__(self, name: str) -> bool:
         return name in self.vars
@@ -36,22 +70,103 @@ class Scope:
 
     def __setitem__(self, name: str, value) -> None:
         self.vars[name] = np.asarray(value)
+        self._declared.discard(name)
 
     def local_var_names(self) -> list[str]:
-        return list(self.vars)
+        return list(self.vars) + sorted(self._declared - set(self.vars))
 
 
 class ScopeVar:
-    """Paddle-style handle: `scope.find_var(name).get_tensor()`, `.set(value, place)`."""
+    """Paddle-style handle of a scope variable: `.get_tensor()`, `.set(value, place)`."""
 
     def __init__(self, scope: Scope, name: str):
         self.scope, self.name = scope, name
 
-    def get_tensor(self) -> np.ndarray:
-        return self.scope.vars[self.name]
+    def get_tensor(self) -> "DenseTensor":
+        return DenseTensor(self.scope, self.name)
+
+    def is_initialized(self) -> bool:
+        return self.name in self.scope.vars
 
     def set(self, value, place=None) -> None:
-        self.scope.vars[self.name] = np.asarray(value)
+        self.scope[self.name] = value
+
+    def set_int(self, value: int) -> None:
+        """Hold a plain int (Paddle's `Variable.set_int`), kept as a 0-D int64 array."""
+        self.scope[self.name] = np.array(int(value), dtype=np.int64)
+
+    def set_float(self, value: float) -> None:
+        """Hold a plain float (Paddle's `Variable.set_float`), kept as a 0-D float32 array."""
+        self.scope[self.name] = np.array(float(value), dtype=np.float32)
+
+    def get_int(self) -> int:
+        return int(self.get_tensor()._value())
+
+    def get_float(self) -> float:
+        return float(self.get_tensor()._value())
+
+
+class DenseTensor:
+    """A live view of one scope variable, as Paddle's `core.DenseTensor` (alias LoDTensor):
+    `np.array(t)` reads it, `t.set(array, place)` writes it, `t.shape()` is its shape.
+
+    Example:
+        >>> scope.var("w").get_tensor().set(np.ones([2, 2], "float32"), pyir.CPUPlace())
+    """
+
+    def __init__(self, scope: Scope | None = None, name: str | None = None):
+        if scope is None:  # a free-standing tensor: `core.DenseTensor()`, then `.set(...)`
+            scope, name = Scope(), "tensor"
+        self._scope, self._name = scope, name
+
+    def _value(self) -> np.ndarray:
+        if self._name not in self._scope.vars:
+            raise PyirError(f"tensor {self._name!r} is not initialized: run the startup program "
+                            f"or call .set(array, place) first")
+        return self._scope.vars[self._name]
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value()
+        return value if dtype is None else value.astype(dtype)
+
+    def numpy(self) -> np.ndarray:
+        return np.array(self._value())
+
+    def set(self, value, place=None) -> None:
+        self._scope[self._name] = np.array(value)
+
+    def shape(self) -> list[int]:
+        return list(self._value().shape)
+
+    def _dtype(self) -> np.dtype:
+        return self._value().dtype
+
+    def _is_initialized(self) -> bool:
+        return self._name in self._scope.vars
+
+    def _place(self):
+        return CPUPlace()
+
+    def lod(self) -> list:
+        return []
+
+    def recursive_sequence_lengths(self) -> list:
+        return []
+
+    def set_lod(self, lod) -> None:
+        if lod and any(len(level) for level in lod):
+            raise PyirError(f"tensor {self._name!r}: LoD is not supported by pyir (legacy "
+                            f"Paddle sequences); pad to dense tensors instead")
+
+    set_recursive_sequence_lengths = set_lod
+
+    def __len__(self) -> int:
+        return len(self._value())
+
+    def __repr__(self) -> str:
+        if not self._is_initialized():
+            return f"DenseTensor({self._name}: not initialized)"
+        return f"DenseTensor({self._name}: {self._value().dtype}{list(self._value().shape)})"
 
 
 _global_scope = Scope()

@@ -336,3 +336,8 @@ def test_select_output_routes_to_the_masked_branch(mask):
             np.testing.assert_array_equal(value, X)
         else:
             assert value.size == 0 and value.dtype == np.float32
+
+
+def test_static_nn_exposes_the_control_flow_api():
+    assert pyir.static.nn.cond is cond and pyir.static.nn.while_loop is while_loop
+    assert pyir.static.nn.case is case and pyir.static.nn.switch_case is switch_case
