@@ -7,6 +7,7 @@ from ..errors import BuildError, Where
 from ..framework import Variable, default_main_program
 from ..static import nn as static_nn
 from ..dispatch import apply_op, out as _out
+from ..pyfunc import py_func as static_py_func
 
 __all__ = ["fc", "data", "py_func", "cross_entropy", "mean", "relu", "tanh", "softmax"]
 
@@ -42,12 +43,7 @@ def data(name: str, shape, append_batch_size: bool = True, dtype="float32",
     return var
 
 
-def py_func(func, x, out, backward_func=None, skip_vars_in_backward_input=None):
-    """`pyir.static.py_func` under its fluid name (see there)."""
-    from ..pyfunc import py_func as _py_func
-
-    return _py_func(func, x, out, backward_func=backward_func,
-                    skip_vars_in_backward_input=skip_vars_in_backward_input)
+py_func = static_py_func  # `pyir.static.py_func` under its fluid name
 
 
 def cross_entropy(input, label, soft_label: bool = False, ignore_index: int = -100):
