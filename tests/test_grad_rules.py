@@ -25,9 +25,8 @@ CHECKED_BY_PROGRAM_TESTS = {
     "conditional_block": "test_control_flow.py::test_nested_cond_gradients_match_finite_"
                          "differences",
     "select_input": "test_control_flow.py::test_nested_cond_gradients_match_finite_differences",
-    # while refuses static gradients for now (a GradError, never a dropped gradient):
-    "while": "test_control_flow.py::test_static_gradients_through_while_loops_are_refused_not_"
-             "dropped",
+    "while": "test_control_flow.py::test_cond_inside_while_loop_gradients_match_finite_"
+             "differences",
 }
 
 

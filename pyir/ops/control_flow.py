@@ -1,7 +1,8 @@
 """Control flow ops in Paddle's legacy layout (docs/wire-format.md §6): `conditional_block`
 (run a sub-block when a condition holds) and its gradient, `select_input` / `select_output`
 (pick a branch's value by an int32 mask; each is the other's gradient) and `while` (run a
-sub-block while a condition variable is true; no static gradient yet).
+sub-block while a condition variable is true) and its gradient `while_grad`, which runs the
+body's grad block once per iteration, last first, over the values each iteration kept.
 
 The gradient of a `conditional_block` is a `conditional_block_grad` over a new block of the
 sub-block's grad ops, which the backward pass builds when the rule asks for it
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CheckError, GradError, KernelError, Where
+from ..errors import CheckError, KernelError, Where
 from ..framework import Operator
 from ..registry import REQUIRED, Attr, BlockGrad, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
@@ -55,14 +56,6 @@ def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
                              ctx.where.with_(var=name))
         feeds.append(name)
     return tuple(feeds)
-
-
-def _no_gradient_yet(op: Operator, opdef):
-    """Control flow is differentiable in principle; refuse rather than drop the gradient."""
-    raise GradError(f"gradients through {op.type} (cond / while_loop) are not supported by "
-                    f"pyir yet: set stop_gradient=True on the inputs of the branch or loop, or "
-                    f"differentiate in eager mode, where cond and while_loop are Python control "
-                    f"flow", op.where())
 
 
 def _truth(value, where: Where, what: str) -> bool:
@@ -234,6 +227,8 @@ def select_output(X, Mask, count):
 
 # --- while -----------------------------------------------------------------------------------
 def _prepare_while(op: Operator, ctx) -> dict:
+    """Compile the body; besides the loop's outputs it fetches every value an iteration
+    computes, which `while_grad` reads back iteration by iteration."""
     x_names = tuple(op.input("X"))
     (cond_name,) = op.input("Condition") or (None,)
     if cond_name is None:
@@ -243,9 +238,26 @@ def _prepare_while(op: Operator, ctx) -> dict:
         raise CheckError(f"the sub-block of while never writes its condition {cond_name!r}, so "
                          f"the loop could never end", ctx.where.with_(var=cond_name))
     feeds = _sub_block_feeds(op, ctx, set(x_names) | {cond_name})
-    plan = ctx.compile_block(op.attr("sub_block"), feeds, out_names)
-    return {"plan": plan, "x_names": x_names, "cond_name": cond_name,
+    body = ctx.program.blocks[op.attr("sub_block")]
+    kept = tuple(sorted(n for n in block_writes(body) if n not in out_names and
+                        n in body.vars and not body.vars[n].persistable))
+    plan = ctx.compile_block(body.idx, feeds, out_names + kept)
+    return {"plan": plan, "x_names": x_names, "cond_name": cond_name, "out_names": out_names,
             "out_dtypes": _declared_dtypes(op, out_names), "where": ctx.where}
+
+
+def _while_grad_maker(op: Operator) -> list:
+    """`while_grad` over a new block holding the body's grad ops: run once per iteration,
+    last first, it carries the loop variables' gradients back to their values on entry."""
+    cond_name = op.input("Condition")[0]
+    xs = op.input("X")
+    outs = [n for n in op.output("Out") if n != cond_name]
+    return [GradOp("while_grad",
+                   {"X": xs, "Out": outs, "Out@GRAD": [grad_name(n) for n in outs],
+                    "StepScopes": op.output("StepScopes")},
+                   {"X@GRAD": [grad_name(n) for n in xs]},
+                   {"sub_block": BlockGrad(op.attr("sub_block"), tuple(outs), tuple(xs)),
+                    "is_test": op.attr("is_test")})]
 
 
 @register_op(
@@ -254,20 +266,84 @@ def _prepare_while(op: Operator, ctx) -> dict:
     outputs=[Slot("Out", duplicable=True, dispensable=True), Slot("StepScopes")],
     attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False),
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
-    runtime=("plan", "x_names", "cond_name", "out_dtypes", "where", "scope_vars"),
+    runtime=("plan", "x_names", "cond_name", "out_names", "out_dtypes", "where", "scope_vars"),
     prepare=_prepare_while,
-    grad=_no_gradient_yet,
+    grad=lambda op, opdef: _while_grad_maker(op),
     doc="while Condition: Out = sub_block(X, Out)",
 )
 def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_names,
-           cond_name, out_dtypes, where, scope_vars):
+           cond_name, out_names, out_dtypes, where, scope_vars):
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
-    steps = 0
+    iterations = []  # each iteration's values (what it read and what it computed)
     while _truth(env[cond_name], where, f"the while condition {cond_name!r}"):
-        results = plan.execute({name: env[name] for name in plan.feeds}, scope_vars)
-        env.update(zip(plan.fetches, results))
-        steps += 1
+        feed = {name: env[name] for name in plan.feeds}
+        computed = dict(zip(plan.fetches, plan.execute(feed, scope_vars)))
+        if not is_test:  # the grad ops read a loop variable's value on entry, not its update
+            iterations.append({**computed, **feed})
+        env.update((name, computed[name]) for name in out_names)
     outs = [env[name] if name in env else _placeholder(dt)
-            for name, dt in zip(plan.fetches, out_dtypes)]
-    return {"Out": outs, "StepScopes": _holder(StepScope({"steps": steps}, ()))}
+            for name, dt in zip(out_names, out_dtypes)]
+    return {"Out": outs, "StepScopes": _holder(StepScope({"iterations": iterations},
+                                                         out_names))}
+
+
+def _prepare_while_grad(op: Operator, ctx) -> dict:
+    grad_block = ctx.program.blocks[op.attr("sub_block")]
+    x_names, out_names = tuple(op.input("X")), tuple(op.input("Out"))
+    written = block_writes(grad_block)
+    # d(iteration)/d(x) where the grad block computes it; a name it never writes gets none.
+    results = tuple(grad_name(n) if grad_name(n) in written else None for n in x_names)
+    feeds = [n for n in block_reads(grad_block)
+             if (v := grad_block.find_var(n)) is None or not v.persistable]
+    plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
+    return {"plan": plan, "x_names": x_names, "out_names": out_names, "result_names": results,
+            "wanted": tuple(n != EMPTY_VAR for n in op.output("X@GRAD")), "where": ctx.where}
+
+
+@register_op(
+    "while_grad",
+    inputs=[Slot("X", duplicable=True, dispensable=True),
+            Slot("Out", duplicable=True, dispensable=True),
+            Slot("Out@GRAD", duplicable=True, dispensable=True), Slot("StepScopes")],
+    outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
+    attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False)],
+    runtime=("plan", "x_names", "out_names", "result_names", "wanted", "where", "scope_vars"),
+    prepare=_prepare_while_grad,
+    grad_of="while",
+    doc="X@GRAD = the body's gradient run over the iterations, last first",
+)
+def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, out_names,
+               result_names, wanted, where, scope_vars):
+    step: StepScope = StepScopes.item()
+    if is_test or "iterations" not in step.values:
+        raise KernelError("while_grad needs the iterations of its forward run, which a loop "
+                          "run with is_test=True does not keep", where)
+    X, Out = list(X or ()), list(Out or ())
+    grads = list(Out_grad or ()) + [None] * (len(out_names) - len(Out_grad or ()))
+    # The gradient flowing into the end of the current iteration, per loop output.
+    carried = {name: np.zeros_like(value) if g is None else g
+               for name, value, g in zip(out_names, Out, grads)}
+    loop_vars = set(out_names)
+    totals = {name: np.zeros_like(x) for name, x in zip(x_names, X) if name not in loop_vars}
+    for values in reversed(step.values["iterations"]):
+        env = dict(values)
+        env.update((grad_name(name), g) for name, g in carried.items())
+        missing = [n for n in plan.feeds if n not in env]
+        if missing:
+            raise KernelError(f"the loop's gradient block reads {missing[0]!r}, which the "
+                              f"forward iteration did not keep", where.with_(var=missing[0]))
+        got = dict(zip(plan.fetches, plan.execute({n: env[n] for n in plan.feeds},
+                                                  scope_vars)))
+        entry = {}
+        for name, result in zip(x_names, result_names):
+            g = got.get(result) if result is not None else None
+            if name in loop_vars:  # the gradient at this iteration's entry
+                entry[name] = g
+            elif g is not None:
+                totals[name] = totals[name] + g
+        # A loop output the body does not read gets no gradient from earlier iterations.
+        carried = {name: np.zeros_like(value) if entry.get(name) is None else entry[name]
+                   for name, value in carried.items()}
+    return {"X@GRAD": [None if not w else carried[name] if name in loop_vars else totals[name]
+                       for name, w in zip(x_names, wanted)]}
