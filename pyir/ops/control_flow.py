@@ -59,6 +59,8 @@ def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
 
 
 def _truth(value, where: Where, what: str) -> bool:
+    if value.__class__ is np.ndarray and value.size == 1:
+        return bool(value.reshape(()))
     array = np.asarray(value)
     if array.size != 1:
         raise KernelError(f"{what} must hold exactly one value, got shape {list(array.shape)}",
@@ -241,9 +243,13 @@ def _prepare_while(op: Operator, ctx) -> dict:
     body = ctx.program.blocks[op.attr("sub_block")]
     kept = tuple(sorted(n for n in block_writes(body) if n not in out_names and
                         n in body.vars and not body.vars[n].persistable))
-    plan = ctx.compile_block(body.idx, feeds, out_names + kept)
+    scopes = op.output("StepScopes")
+    record = bool(scopes) and any(scopes[0] in other.input_arg_names
+                                  for block in ctx.program.blocks for other in block.ops)
+    plan = ctx.compile_block(body.idx, feeds, out_names + (kept if record else ()))
     return {"plan": plan, "x_names": x_names, "cond_name": cond_name, "out_names": out_names,
-            "out_dtypes": _declared_dtypes(op, out_names), "where": ctx.where}
+            "out_dtypes": _declared_dtypes(op, out_names), "record": record,
+            "where": ctx.where}
 
 
 def _while_grad_maker(op: Operator) -> list:
@@ -266,22 +272,26 @@ def _while_grad_maker(op: Operator) -> list:
     outputs=[Slot("Out", duplicable=True, dispensable=True), Slot("StepScopes")],
     attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False),
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
-    runtime=("plan", "x_names", "cond_name", "out_names", "out_dtypes", "where", "scope_vars"),
+    runtime=("plan", "x_names", "cond_name", "out_names", "out_dtypes", "record", "where",
+             "scope_vars"),
     prepare=_prepare_while,
     grad=lambda op, opdef: _while_grad_maker(op),
     doc="while Condition: Out = sub_block(X, Out)",
 )
 def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_names,
-           cond_name, out_names, out_dtypes, where, scope_vars):
+           cond_name, out_names, out_dtypes, record, where, scope_vars):
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
+    record = record and not is_test  # keep iterations only for a while_grad that reads them
     iterations = []  # each iteration's values (what it read and what it computed)
+    feeds, fetches, run = plan.feeds, plan.fetches, plan.execute
+    n_out = len(out_names)
     while _truth(env[cond_name], where, f"the while condition {cond_name!r}"):
-        feed = {name: env[name] for name in plan.feeds}
-        computed = dict(zip(plan.fetches, plan.execute(feed, scope_vars)))
-        if not is_test:  # the grad ops read a loop variable's value on entry, not its update
-            iterations.append({**computed, **feed})
-        env.update((name, computed[name]) for name in out_names)
+        feed = {name: env[name] for name in feeds}
+        values = run(feed, scope_vars)
+        if record:  # the grad ops read a loop variable's value on entry, not its update
+            iterations.append({**dict(zip(fetches, values)), **feed})
+        env.update(zip(out_names, values[:n_out]))
     outs = [env[name] if name in env else _placeholder(dt)
             for name, dt in zip(out_names, out_dtypes)]
     return {"Out": outs, "StepScopes": _holder(StepScope({"iterations": iterations},
@@ -316,7 +326,7 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
 def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, out_names,
                result_names, wanted, where, scope_vars):
     step: StepScope = StepScopes.item()
-    if is_test or "iterations" not in step.values:
+    if is_test:
         raise KernelError("while_grad needs the iterations of its forward run, which a loop "
                           "run with is_test=True does not keep", where)
     X, Out = list(X or ()), list(Out or ())
