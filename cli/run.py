@@ -37,9 +37,12 @@ from pyir import files
                    "(default: all of them every step).")
 @click.option("--save-params", is_flag=True,
               help="After the run, write the (updated) parameters back to the params file.")
+@click.option("--max-loop-steps", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Stop with an error when a while loop runs more than N iterations "
+                   "(default 10,000,000): a runaway loop in an untrusted file ends cleanly.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the fetched values.")
 def run(model, params, feeds, fetches, out, paths, bind_id, steps, batch_size, save_params,
-        quiet) -> None:
+        max_loop_steps, quiet) -> None:
     """Run MODEL (a pyir .pb or Paddle .pdmodel) and print its outputs.
 
     \b
@@ -49,7 +52,8 @@ def run(model, params, feeds, fetches, out, paths, bind_id, steps, batch_size, s
       pyir run train.pb --feed data.npz --steps 100 --save-params
       pyir run paddle_net.pdmodel --feed x.npy --path funcs/ --bind-id 0=myfuncs:tanh
     """
-    options = {"batch_size": batch_size, "paths": paths, "id_bindings": bind_id}
+    options = {"batch_size": batch_size, "paths": paths, "id_bindings": bind_id,
+               "max_loop_steps": max_loop_steps}
     if steps is None:
         result = files.run_model(model, feeds, fetches, params, **options)
     else:

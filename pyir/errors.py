@@ -90,3 +90,7 @@ class CallableError(PyirError):
 
 class GradError(PyirError):
     """The backward pass cannot differentiate a program as asked."""
+
+
+class Interrupted(PyirError):
+    """The user stopped a run (Ctrl-C); the message names the op that was running."""

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import binding, codegen, dtypes, registry
 from .checker import check_program
-from .errors import CheckError, FeedError, KernelError, PyirError, Where
+from .errors import CheckError, FeedError, Interrupted, KernelError, PyirError, Where
 from .framework import Program
 from .registry import EMPTY_VAR
 
@@ -78,6 +78,10 @@ class Plan:
         returns the fetches. A failure is raised as a PyirError naming its step."""
         try:
             return self.generated.run(env, scope_vars)
+        except KeyboardInterrupt as e:
+            step, _ = self._step_raising(e.__traceback__)
+            raise Interrupted("interrupted (Ctrl-C) while running",
+                              step.where if step is not None else None) from None
         except Exception as e:
             raise self.failure(e) from (e.__cause__ if isinstance(e, PyirError) else e)
 

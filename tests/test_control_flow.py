@@ -378,3 +378,63 @@ def test_select_output_routes_to_the_masked_branch(mask):
 def test_static_nn_exposes_the_control_flow_api():
     assert pyir.static.nn.cond is cond and pyir.static.nn.while_loop is while_loop
     assert pyir.static.nn.case is case and pyir.static.nn.switch_case is switch_case
+
+
+def _endless_loop_file(tmp_path):
+    """A saved program whose while loop never ends (its condition stays true)."""
+    feeds = {"x": np.ones(2, "float32")}
+
+    def build(x):
+        i = pyir.full([1], 0, "int64")
+        _, v = while_loop(lambda i, v: i >= 0, lambda i, v: [i + 1, v * 1.0], [i, x * 1.0])
+        return [v]
+
+    main, outs = _build(build, feeds)
+    exe = pyir.static.Executor()
+    pyir.static.save_inference_model(str(tmp_path / "loop"), [main.global_block().var("x")],
+                                     outs, exe, program=main)
+    np.save(tmp_path / "x.npy", feeds["x"])
+    return tmp_path / "loop.pdmodel", tmp_path / "x.npy"
+
+
+def test_max_loop_steps_ends_a_runaway_loop_with_one_line(tmp_path):
+    from conftest import assert_one_line_error, cli
+
+    model, x = _endless_loop_file(tmp_path)
+    result = cli("run", str(model), "--feed", str(x), "--max-loop-steps", "50")
+    assert_one_line_error(result, "ran past 50 iterations")
+    assert "--max-loop-steps" in result.output
+
+
+def test_a_loop_within_the_limit_runs_and_the_default_is_generous(tmp_path):
+    from pyir.ops.control_flow import DEFAULT_MAX_LOOP_STEPS, max_loop_steps
+
+    feeds = {"n": np.array([30], "int64")}
+    main, outs = _build(lambda n: while_loop(lambda i: i < n, lambda i: [i + 1],
+                                             [pyir.full([1], 0, "int64")]), feeds)
+    with max_loop_steps(30):
+        assert _run(main, outs, feeds)[0].tolist() == [30]
+    with max_loop_steps(29), pytest.raises(KernelError, match="ran past 29 iterations"):
+        _run(main, outs, feeds)
+    assert DEFAULT_MAX_LOOP_STEPS >= 10**6
+
+
+def test_ctrl_c_in_a_loop_is_an_error_naming_the_op(monkeypatch):
+    from pyir.errors import Interrupted
+    from pyir.ops import control_flow
+
+    feeds = {"n": np.array([10], "int64")}
+    main, outs = _build(lambda n: while_loop(lambda i: i < n, lambda i: [i + 1],
+                                             [pyir.full([1], 0, "int64")]), feeds)
+    calls = {"n": 0}
+    real_truth = control_flow._truth
+
+    def interrupt_on_third(value, where, what):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real_truth(value, where, what)
+
+    monkeypatch.setattr(control_flow, "_truth", interrupt_on_third)
+    with pytest.raises(Interrupted, match=r"op #\d+ while: interrupted"):
+        _run(main, outs, feeds)

@@ -19,6 +19,7 @@ import numpy as np
 from ..callables import bind_ids, search_path
 from ..errors import FeedError, PyirError, Where
 from ..executor import Executor, Scope
+from ..ops.control_flow import max_loop_steps as loop_limit
 from ..training import run_steps
 from .inference import persistable_names
 from .model import LoadedModel, load_model
@@ -40,7 +41,7 @@ class RunResult:
 
 def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
               steps: int | None = None, batch_size: int | None = None, paths=(),
-              id_bindings=None,
+              id_bindings=None, max_loop_steps: int | None = None,
               on_step: Callable[[int, str, float], None] | None = None) -> RunResult:
     """Load `model` (a pyir .pb or Paddle .pdmodel) with its parameters and run it, as
     `pyir run` does.
@@ -55,6 +56,8 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
         id_bindings: `{Paddle callable id: "module:name"}` for Paddle files, or `--bind-id`
             strings "ID=MODULE:NAME".
         on_step: with `steps`, called as on_step(step, loss name, loss) after each step.
+        max_loop_steps: a `while` op running more iterations than this stops with an error
+            (default 10,000,000).
 
     Example:
         >>> result = pyir.files.run_model("out/mlp.pb", {"x": x})
@@ -68,7 +71,7 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
     scope = Scope()
     if not isinstance(id_bindings, dict):
         id_bindings = parse_id_bindings(id_bindings or ())
-    with search_path(list(paths)), bind_ids(id_bindings):
+    with search_path(list(paths)), bind_ids(id_bindings), loop_limit(max_loop_steps):
         loaded = load_model(model, params=params, scope=scope)
         _check_params_found(loaded, model)
         feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(

@@ -18,6 +18,8 @@ declared dtype; `select_input` only ever reads the branch that ran.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..errors import CheckError, KernelError, Where
@@ -228,6 +230,24 @@ def select_output(X, Mask, count):
 
 
 # --- while -----------------------------------------------------------------------------------
+DEFAULT_MAX_LOOP_STEPS = 10_000_000
+_max_loop_steps = [DEFAULT_MAX_LOOP_STEPS]
+
+
+@contextlib.contextmanager
+def max_loop_steps(steps: int | None):
+    """Inside, a `while` op that runs more than `steps` iterations stops with a KernelError
+    (`pyir run --max-loop-steps`): a runaway loop in an untrusted file ends cleanly. None
+    keeps the default."""
+    old = _max_loop_steps[0]
+    _max_loop_steps[0] = old if steps is None else int(steps)
+    try:
+        yield
+    finally:
+        _max_loop_steps[0] = old
+
+
+
 def _prepare_while(op: Operator, ctx) -> dict:
     """Compile the body; besides the loop's outputs it fetches every value an iteration
     computes, which `while_grad` reads back iteration by iteration."""
@@ -286,7 +306,13 @@ def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_n
     iterations = []  # each iteration's values (what it read and what it computed)
     feeds, fetches, run = plan.feeds, plan.fetches, plan.execute
     n_out = len(out_names)
+    limit, steps = _max_loop_steps[0], 0
     while _truth(env[cond_name], where, f"the while condition {cond_name!r}"):
+        steps += 1
+        if steps > limit:
+            raise KernelError(f"the loop ran past {limit} iterations (its condition "
+                              f"{cond_name!r} stayed true); if it is meant to run longer, raise "
+                              f"the limit with --max-loop-steps", where)
         feed = {name: env[name] for name in feeds}
         values = run(feed, scope_vars)
         if record:  # the grad ops read a loop variable's value on entry, not its update
