@@ -129,11 +129,23 @@ def format_var(var: Variable, width: int = 0) -> str:
     return f"{line}  {flags}" if flags else line
 
 
-def format_block(block: Block) -> str:
-    """A block's header, its variables and one line per op, numbered."""
+def block_owners(program: Program) -> dict[int, tuple[int, int, str]]:
+    """Sub-block index -> (block, op index, op type) of the op that runs it."""
+    owners = {}
+    for b in program.blocks:
+        for i, op in enumerate(b.ops):
+            for sub in op.sub_block_ids():
+                owners.setdefault(sub, (b.idx, i, op.type))
+    return owners
+
+
+def format_block(block: Block, owner: tuple | None = None) -> str:
+    """A block's header (with the op that runs it), its variables and one line per op."""
     head = f"block {block.idx} (parent {block.parent_idx}"
     if block.forward_block_idx is not None and block.forward_block_idx >= 0:
         head += f", backward of block {block.forward_block_idx}"
+    if owner is not None:
+        head += f", run by block {owner[0]} op #{owner[1]} {owner[2]}"
     lines = [f"{head}): {len(block.vars)} vars, {len(block.ops)} ops", "  vars:"]
     width = max((len(n) for n in block.vars), default=0)
     lines += [f"    {format_var(v, width)}" for v in block.vars.values()]
@@ -150,7 +162,8 @@ def format_program(program: Program, block: int | None = None) -> str:
     if program.version is not None:
         head += f", version {program.version}"
     blocks = program.blocks if block is None else [program.blocks[block]]
-    return "\n".join([head] + [format_block(b) for b in blocks])
+    owners = block_owners(program)
+    return "\n".join([head] + [format_block(b, owners.get(b.idx)) for b in blocks])
 
 
 # --- callables ------------------------------------------------------------------------------
@@ -204,9 +217,12 @@ def _block_refs(op: Operator):
 def to_dict(program: Program, block: int | None = None) -> dict:
     """The program as plain data (what `to_json` dumps)."""
     blocks = program.blocks if block is None else [program.blocks[block]]
+    owners = block_owners(program)
     return {"version": program.version,
             "blocks": [{"idx": b.idx, "parent_idx": b.parent_idx,
                         "forward_block_idx": b.forward_block_idx,
+                        "run_by": (None if b.idx not in owners else
+                                   dict(zip(("block", "op_index", "op_type"), owners[b.idx]))),
                         "vars": [_var_dict(v) for v in b.vars.values()],
                         "ops": [_op_dict(i, op) for i, op in enumerate(b.ops)]}
                        for b in blocks],

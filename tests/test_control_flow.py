@@ -438,3 +438,19 @@ def test_ctrl_c_in_a_loop_is_an_error_naming_the_op(monkeypatch):
     monkeypatch.setattr(control_flow, "_truth", interrupt_on_third)
     with pytest.raises(Interrupted, match=r"op #\d+ while: interrupted"):
         _run(main, outs, feeds)
+
+
+def test_inspect_shows_which_op_runs_each_sub_block():
+    from conftest import cli
+
+    model = GOLDEN / "cond_branches" / "model.pdmodel"
+    text = cli("inspect", str(model)).output
+    assert "block 1 (parent 0, run by block 0 op #2 conditional_block)" in text
+    assert "block 2 (parent 0, run by block 0 op #4 conditional_block)" in text
+    import json
+
+    blocks = json.loads(cli("inspect", str(model), "--format", "json").output)["blocks"]
+    assert blocks[0]["run_by"] is None
+    assert blocks[2]["run_by"] == {"block": 0, "op_index": 4, "op_type": "conditional_block"}
+    dot = cli("inspect", str(model), "--format", "dot").output
+    assert "subgraph cluster_1" in dot and "subgraph cluster_2" in dot

@@ -61,7 +61,9 @@ def test_sub_blocks_are_marked():
     text = printer.format_program(load_program(str(GOLDEN / "pylayer_grad" /
                                                    "model_with_grad.pb")))
     assert "blocks=[block[1], block[2]]" in text
-    assert "block 2 (parent 0, backward of block 1)" in text
+    assert "block 2 (parent 0, backward of block 1, run by block 0 op #4 pylayer)" in text
+    assert "block 1 (parent 0, run by block 0 op #4 pylayer)" in text
+    assert "block 0 (parent -1):" in text
     assert "backward_block=block[4]" in text
     assert text.count("\nblock ") == 5
 
