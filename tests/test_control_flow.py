@@ -454,3 +454,28 @@ def test_inspect_shows_which_op_runs_each_sub_block():
     assert blocks[2]["run_by"] == {"block": 0, "op_index": 4, "op_type": "conditional_block"}
     dot = cli("inspect", str(model), "--format", "dot").output
     assert "subgraph cluster_1" in dot and "subgraph cluster_2" in dot
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_build_run_grad_check_of_a_model_with_cond_and_while(tmp_path, flag):
+    """A model file with a cond feeding a while_loop: built, run, differentiated and checked
+    against finite differences by the command line (the inference layout marks the loop
+    is_test; the gradient still works)."""
+    from conftest import cli
+
+    model = tmp_path / "m.pb"
+    assert cli("build", str(GOLDEN / "cond_while_model.py"), "-o", str(model)).exit_code == 0
+    xv = np.array([0.5, -1.0, 2.0], "float32")
+    np.savez(tmp_path / "feed.npz", x=xv, p=np.array([flag]))
+    run = cli("run", str(model), "--feed", str(tmp_path / "feed.npz"), "-o",
+              str(tmp_path / "out.npz"))
+    assert run.exit_code == 0, run.output
+    y = np.tanh(xv) * xv if flag else xv * 3
+    v = y.copy()
+    for _ in range(3):
+        v = v * 0.5 + y
+    np.testing.assert_allclose(np.load(tmp_path / "out.npz")["mean_0.tmp_0"], v.mean(),
+                               rtol=1e-6)
+    check = cli("grad", str(model), "--wrt", "x", "--check", "--feed",
+                str(tmp_path / "feed.npz"))
+    assert check.exit_code == 0 and "gradient check passed" in check.output, check.output

@@ -263,6 +263,8 @@ def _prepare_while(op: Operator, ctx) -> dict:
     body = ctx.program.blocks[op.attr("sub_block")]
     kept = tuple(sorted(n for n in block_writes(body) if n not in out_names and
                         n in body.vars and not body.vars[n].persistable))
+    # Iterations are kept when a while_grad reads them (whatever is_test says: `pyir grad` of
+    # an inference file differentiates loops that file marked is_test).
     scopes = op.output("StepScopes")
     record = bool(scopes) and any(scopes[0] in other.input_arg_names
                                   for block in ctx.program.blocks for other in block.ops)
@@ -302,7 +304,6 @@ def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_n
            cond_name, out_names, out_dtypes, record, where, scope_vars):
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
-    record = record and not is_test  # keep iterations only for a while_grad that reads them
     iterations = []  # each iteration's values (what it read and what it computed)
     feeds, fetches, run = plan.feeds, plan.fetches, plan.execute
     n_out = len(out_names)
@@ -352,9 +353,6 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
 def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, out_names,
                result_names, wanted, where, scope_vars):
     step: StepScope = StepScopes.item()
-    if is_test:
-        raise KernelError("while_grad needs the iterations of its forward run, which a loop "
-                          "run with is_test=True does not keep", where)
     X, Out = list(X or ()), list(Out or ())
     grads = list(Out_grad or ()) + [None] * (len(out_names) - len(Out_grad or ()))
     # The gradient flowing into the end of the current iteration, per loop output.
