@@ -1,0 +1,416 @@
+"""Matrix decomposition ops: `svd`, `svdvals`, `qr`, `eigh`, `eigvalsh`, `eig`, `eigvals`,
+`lu`, `lu_unpack`, `lu_solve`, `lstsq`, `matrix_rank`.
+
+These have no gradient rules in pyir (Paddle's rules for decompositions are left out; the
+API functions built on them are forward-only). `eig` and `eigvals` give complex results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import PyirError
+from ..registry import Attr, Example, Slot, VarSpec, register_op
+from ..registry import AttrType as T
+from ._helpers import rand
+
+_I32, _I64 = np.dtype(np.int32), np.dtype(np.int64)
+
+
+def _mT(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def _complex_of(dtype) -> np.dtype:
+    return np.dtype(np.complex128 if np.dtype(dtype) == np.float64 else np.complex64)
+
+
+def _min_dim(shape) -> int:
+    m, n = shape[-2:]
+    return -1 if -1 in (m, n) else min(m, n)
+
+
+# --- singular values ------------------------------------------------------------------------------
+def _infer_svd(ctx):
+    x = ctx.input("X")
+    *batch, m, n = x.shape
+    k = _min_dim(x.shape)
+    full = ctx.attr("full_matrices")
+    batch = tuple(batch)
+    return {"U": VarSpec(batch + (m, m if full else k), x.dtype),
+            "S": VarSpec(batch + (k,), x.dtype),
+            "VH": VarSpec(batch + (n if full else k, n), x.dtype)}
+
+
+def _svd_expect(X, full_matrices=False):
+    """Checks U diag(S) VH rebuilds X and S matches numpy (U, VH are unique up to signs)."""
+    u, s, vh = np.linalg.svd(X.astype(np.float64), full_matrices=full_matrices)
+    return {"S": s.astype(X.dtype)}
+
+
+@register_op(
+    "svd", inputs=["X"], outputs=["U", "S", "VH"], attrs=[Attr("full_matrices", T.BOOLEAN, False)],
+    infer=_infer_svd, differentiable=False,
+    doc="X = U diag(S) VH over the last two dims, S descending (full U, VH when full_matrices)",
+    examples=[Example({"X": rand(4, 3)}, {"full_matrices": False}, _svd_expect, grad=False),
+              Example({"X": rand(2, 2, 3)}, {"full_matrices": True}, _svd_expect, grad=False)],
+)
+def svd(X, full_matrices):
+    u, s, vh = np.linalg.svd(X, full_matrices=full_matrices)
+    return {"U": u, "S": s, "VH": vh}
+
+
+@register_op(
+    "svdvals", inputs=["x"], outputs=["s"],
+    infer=lambda ctx: {"s": VarSpec(tuple(ctx.input("x").shape[:-2]) + (
+        _min_dim(ctx.input("x").shape),), ctx.input("x").dtype)},
+    differentiable=False, doc="s = the singular values of x, descending",
+    examples=[Example({"x": rand(2, 4, 3)}, expect=lambda x: {
+        "s": np.sqrt(np.linalg.eigvalsh(_mT(x.astype(np.float64)) @ x)[..., ::-1]).astype(x.dtype)},
+        grad=False)],
+)
+def svdvals(x):
+    return {"s": np.linalg.svd(x, compute_uv=False)}
+
+
+# --- qr ---------------------------------------------------------------------------------------------
+def _infer_qr(ctx):
+    x = ctx.input("X")
+    *batch, m, n = x.shape
+    k = _min_dim(x.shape)
+    mode = ctx.attr("mode")
+    q_cols = m if mode == "complete" else k
+    return {"Q": VarSpec(tuple(batch) + ((m, q_cols) if mode != "r" else (0,)), x.dtype),
+            "R": VarSpec(tuple(batch) + (q_cols if mode == "complete" else k, n), x.dtype)}
+
+
+@register_op(
+    "qr", inputs=["X"], outputs=["Q", "R"], attrs=[Attr("mode", T.STRING, "reduced")],
+    infer=_infer_qr, differentiable=False,
+    doc="X = Q R (Q orthonormal columns, R upper triangular); mode reduced / complete / r "
+        "(R only)",
+    examples=[Example({"X": rand(4, 3)}, {"mode": "reduced"}, lambda X, mode: {
+        "R": np.linalg.qr(X.astype(np.float64))[1].astype(X.dtype)}, grad=False),
+        Example({"X": rand(2, 3, 4)}, {"mode": "complete"}, lambda X, mode: {
+            "Q": np.linalg.qr(X.astype(np.float64), mode="complete")[0].astype(X.dtype)}, grad=False),
+        Example({"X": rand(3, 3)}, {"mode": "r"}, lambda X, mode: {
+            "R": np.linalg.qr(X.astype(np.float64), mode="r").astype(X.dtype)}, grad=False)],
+)
+def qr(X, mode):
+    if mode not in ("reduced", "complete", "r"):
+        raise PyirError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    if mode == "r":
+        r = np.linalg.qr(X, mode="r")
+        return {"Q": np.zeros(X.shape[:-2] + (0,), X.dtype), "R": r.astype(X.dtype, copy=False)}
+    q, r = np.linalg.qr(X, mode=mode)
+    return {"Q": q.astype(X.dtype, copy=False), "R": r.astype(X.dtype, copy=False)}
+
+
+# --- eigen decompositions ------------------------------------------------------------------------
+def _check_uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise PyirError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+
+
+def _infer_eigh(ctx):
+    x = ctx.input("X")
+    return {"Eigenvalues": VarSpec(tuple(x.shape[:-1]), x.dtype),
+            "Eigenvectors": VarSpec(tuple(x.shape), x.dtype)}
+
+
+def _sym_from(X, UPLO):
+    """The symmetric matrix LAPACK sees when it reads only X's UPLO triangle."""
+    tri = np.tril(X) if UPLO == "L" else np.triu(X)
+    return tri + _mT(tri) - tri * np.eye(X.shape[-1], dtype=X.dtype)
+
+
+@register_op(
+    "eigh", inputs=["X"], outputs=["Eigenvalues", "Eigenvectors"],
+    attrs=[Attr("UPLO", T.STRING, "L")], infer=_infer_eigh, differentiable=False,
+    doc="Eigenvalues (ascending) and eigenvectors of the symmetric matrix read from X's UPLO "
+        "triangle",
+    examples=[Example({"X": rand(3, 3)}, {"UPLO": "L"}, lambda X, UPLO: {
+        "Eigenvalues": np.linalg.eigvalsh(_sym_from(X.astype(np.float64), "L")).astype(X.dtype)}, grad=False),
+        Example({"X": rand(2, 3, 3)}, {"UPLO": "U"}, lambda X, UPLO: {
+            "Eigenvalues": np.linalg.eigvalsh(_sym_from(X.astype(np.float64), "U")).astype(X.dtype)},
+            grad=False)],
+)
+def eigh(X, UPLO):
+    _check_uplo(UPLO)
+    w, v = np.linalg.eigh(X, UPLO=UPLO)
+    return {"Eigenvalues": w, "Eigenvectors": v}
+
+
+@register_op(
+    "eigvalsh", inputs=["X"], outputs=["Eigenvalues", "Eigenvectors"],
+    attrs=[Attr("UPLO", T.STRING, "L"), Attr("is_test", T.BOOLEAN, False)], infer=_infer_eigh,
+    differentiable=False, doc="as eigh; the API returns only Eigenvalues",
+    examples=[Example({"X": rand(3, 3)}, {"UPLO": "U", "is_test": True}, lambda X, **a: {
+        "Eigenvalues": np.linalg.eigvalsh(_sym_from(X.astype(np.float64), "U")).astype(X.dtype)}, grad=False)],
+)
+def eigvalsh(X, UPLO, is_test):
+    return eigh(X, UPLO)
+
+
+@register_op(
+    "eig", inputs=["X"], outputs=["Eigenvalues", "Eigenvectors"],
+    infer=lambda ctx: {"Eigenvalues": VarSpec(tuple(ctx.input("X").shape[:-1]),
+                                              _complex_of(ctx.input("X").dtype)),
+                       "Eigenvectors": VarSpec(tuple(ctx.input("X").shape),
+                                               _complex_of(ctx.input("X").dtype))},
+    differentiable=False,
+    doc="Complex eigenvalues and eigenvectors (unit columns) of a general square X",
+    examples=[Example({"X": np.array([[0.0, -2.0], [2.0, 0.0]], np.float32)},
+                      expect=lambda X: {"Eigenvalues": np.array([2j, -2j], np.complex64)},
+                      grad=False)],
+)
+def eig(X):
+    w, v = np.linalg.eig(X)
+    dtype = _complex_of(X.dtype)
+    return {"Eigenvalues": w.astype(dtype), "Eigenvectors": v.astype(dtype)}
+
+
+@register_op(
+    "eigvals", inputs=["X"], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec(tuple(ctx.input("X").shape[:-1]),
+                                      _complex_of(ctx.input("X").dtype))},
+    differentiable=False, doc="Out = the complex eigenvalues of a general square X",
+    examples=[Example({"X": np.array([[2.0, 1.0], [0.0, 3.0]])},
+                      expect=lambda X: {"Out": np.array([2.0, 3.0], np.complex128)},
+                      grad=False)],
+)
+def eigvals(X):
+    return {"Out": np.linalg.eigvals(X).astype(_complex_of(X.dtype))}
+
+
+# --- LU ---------------------------------------------------------------------------------------------
+def lu_factor(a: np.ndarray):
+    """LAPACK getrf: packed L\\U, 1-based row pivots (int32) and infos, over a batch."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    work = a.reshape(-1, m, n).copy()
+    pivots = np.zeros((work.shape[0], k), np.int32)
+    infos = np.zeros(work.shape[0], np.int32)
+    for b, mat in enumerate(work):
+        for j in range(k):
+            p = j + int(np.argmax(np.abs(mat[j:, j])))
+            pivots[b, j] = p + 1
+            if p != j:
+                mat[[j, p]] = mat[[p, j]]
+            if mat[j, j] == 0:
+                infos[b] = infos[b] or j + 1
+                continue
+            mat[j + 1:, j] /= mat[j, j]
+            mat[j + 1:, j + 1:] -= np.outer(mat[j + 1:, j], mat[j, j + 1:])
+    batch = a.shape[:-2]
+    return work.reshape(a.shape), pivots.reshape(batch + (k,)), infos.reshape(batch)
+
+
+def permutation_matrix(pivots: np.ndarray, m: int, dtype) -> np.ndarray:
+    """P with A = P L U from getrf's 1-based pivots (P[perm[i], i] = 1)."""
+    flat = pivots.reshape(-1, pivots.shape[-1])
+    out = np.zeros((flat.shape[0], m, m), dtype)
+    for b, piv in enumerate(flat):
+        perm = np.arange(m)
+        for j, p in enumerate(piv):
+            perm[[j, p - 1]] = perm[[p - 1, j]]
+        out[b, perm, np.arange(m)] = 1
+    return out.reshape(pivots.shape[:-1] + (m, m))
+
+
+def unpack_lu(packed: np.ndarray):
+    m, n = packed.shape[-2:]
+    k = min(m, n)
+    lower = np.tril(packed, -1)[..., :, :k] + np.eye(m, k, dtype=packed.dtype)
+    return lower, np.triu(packed)[..., :k, :]
+
+
+def _lu_expect(X, pivots=True):
+    """P L U rebuilds X (checked by the LU unpacked from the kernel's own result)."""
+    packed, piv, _ = lu_factor(X.astype(np.float64))
+    lower, upper = unpack_lu(packed)
+    rebuilt = permutation_matrix(piv, X.shape[-2], np.float64) @ lower @ upper
+    assert np.allclose(rebuilt, X, atol=1e-5)
+    return {}
+
+
+def _infer_lu(ctx):
+    x = ctx.input("X")
+    batch = tuple(x.shape[:-2])
+    return {"Out": VarSpec(tuple(x.shape), x.dtype),
+            "Pivots": VarSpec(batch + (_min_dim(x.shape),), _I32),
+            "Infos": VarSpec(batch, _I32)}
+
+
+@register_op(
+    "lu", inputs=["X"], outputs=["Out", "Pivots", "Infos"], attrs=[Attr("pivots", T.BOOLEAN, True)],
+    infer=_infer_lu, differentiable=False,
+    doc="LU with partial pivoting (LAPACK getrf): Out = L\\U packed, Pivots 1-based row swaps, "
+        "Infos = first zero pivot (1-based) or 0",
+    examples=[Example({"X": np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)}, {},
+                      lambda X, **a: {"Out": np.array([[3.0, 4.0], [1 / 3, 2 / 3]], np.float32),
+                                      "Pivots": np.array([2, 2], np.int32),
+                                      "Infos": np.array(0, np.int32)}, grad=False),
+              Example({"X": rand(2, 4, 3)}, {}, _lu_expect, grad=False)],
+)
+def lu(X, pivots):
+    if not pivots:
+        raise PyirError("lu: pivot=False (LU without pivoting) is GPU-only in Paddle; pyir "
+                        "factors with partial pivoting (pivot=True)")
+    packed, piv, infos = lu_factor(X)
+    return {"Out": packed, "Pivots": piv, "Infos": infos}
+
+
+def _infer_lu_unpack(ctx):
+    x = ctx.input("X")
+    *batch, m, n = x.shape
+    k = _min_dim(x.shape)
+    batch = tuple(batch)
+    return {"Pmat": VarSpec(batch + (m, m), x.dtype), "L": VarSpec(batch + (m, k), x.dtype),
+            "U": VarSpec(batch + (k, n), x.dtype)}
+
+
+_LU_UNPACK_ATTRS = [Attr("unpack_ludata", T.BOOLEAN, True),
+                    Attr("unpack_pivots", T.BOOLEAN, True)]
+
+
+@register_op(
+    "lu_unpack", inputs=["X", Slot("Pivots", no_grad=True)], outputs=["Pmat", "L", "U"],
+    attrs=_LU_UNPACK_ATTRS, infer=_infer_lu_unpack, differentiable=False,
+    doc="Pmat, L (unit lower), U from lu's packed result and pivots: A = Pmat L U",
+    examples=[Example({"X": np.array([[3.0, 4.0], [1 / 3, 2 / 3]], np.float32),
+                       "Pivots": np.array([2, 2], np.int32)}, {},
+                      lambda X, Pivots, **a: {
+                          "Pmat": np.array([[0.0, 1.0], [1.0, 0.0]], np.float32),
+                          "L": np.array([[1.0, 0.0], [1 / 3, 1.0]], np.float32),
+                          "U": np.array([[3.0, 4.0], [0.0, 2 / 3]], np.float32)}, grad=False)],
+)
+def lu_unpack(X, Pivots, unpack_ludata, unpack_pivots):
+    lower, upper = unpack_lu(X)
+    pmat = permutation_matrix(Pivots, X.shape[-2], X.dtype)
+    return {"Pmat": pmat, "L": lower, "U": upper}
+
+
+@register_op(
+    "lu_solve", inputs=["b", "lu", Slot("pivots", no_grad=True)], outputs=["out"],
+    attrs=[Attr("trans", T.STRING, "N")],
+    infer=lambda ctx: {"out": VarSpec(tuple(ctx.input("b").shape), ctx.input("b").dtype)},
+    differentiable=False,
+    doc="out = A^-1 b (trans 'N') or A^-T b ('T', 'C') for A = P L U given by lu",
+    examples=[Example({"b": rand(2, 3), "lu": np.array([[3.0, 4.0], [1 / 3, 2 / 3]],
+                                                         np.float32),
+                       "pivots": np.array([2, 2], np.int32)}, {"trans": "N"},
+                      lambda b, lu, pivots, trans: {"out": np.linalg.solve(
+                          np.array([[1.0, 2.0], [3.0, 4.0]]), b).astype(b.dtype)}, grad=False),
+              Example({"b": rand(2, 1), "lu": np.array([[3.0, 4.0], [1 / 3, 2 / 3]],
+                                                         np.float32),
+                       "pivots": np.array([2, 2], np.int32)}, {"trans": "T"},
+                      lambda b, lu, pivots, trans: {"out": np.linalg.solve(
+                          np.array([[1.0, 3.0], [2.0, 4.0]]), b).astype(b.dtype)}, grad=False)],
+)
+def lu_solve(b, lu, pivots, trans):
+    if trans not in ("N", "T", "C"):
+        raise PyirError(f"lu_solve: trans must be 'N', 'T' or 'C', got {trans!r}")
+    lower, upper = unpack_lu(lu)
+    a = permutation_matrix(pivots, lu.shape[-2], lu.dtype) @ lower @ upper
+    a = a if trans == "N" else _mT(a)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    out = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]),
+                          np.broadcast_to(b, batch + b.shape[-2:]))
+    return {"out": out.astype(b.dtype, copy=False)}
+
+
+# --- least squares and rank -------------------------------------------------------------------
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _infer_lstsq(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    batch = tuple(x.shape[:-2])
+    driver = ctx.attr("driver")
+    full = driver in ("gelsd", "gelss")
+    return {"Solution": VarSpec(batch + (x.shape[-1], y.shape[-1]), x.dtype),
+            "Residuals": VarSpec((-1,), x.dtype),
+            "Rank": VarSpec(batch if driver != "gels" else (0,), _I32),
+            "SingularValues": VarSpec(batch + (_min_dim(x.shape),) if full else (0,), x.dtype)}
+
+
+def _lstsq_expect(X, Y, rcond, driver):
+    sol = np.linalg.pinv(X.astype(np.float64)) @ Y
+    return {"Solution": sol.astype(X.dtype)}
+
+
+@register_op(
+    "lstsq", inputs=["X", "Y"], outputs=["Solution", Slot("Residuals", dispensable=True), "Rank",
+                                         "SingularValues"],
+    attrs=[Attr("rcond", T.FLOAT, 0.0), Attr("driver", T.STRING, "gelsy")],
+    infer=_infer_lstsq, differentiable=False,
+    doc="Solution = argmin |X s - Y|; Residuals (gels/gelsd/gelss, M > N, full rank), Rank "
+        "(not gels) and SingularValues (gelsd/gelss) as LAPACK's drivers report them",
+    examples=[Example({"X": rand(4, 3), "Y": rand(4, 2)}, {"rcond": 1e-7, "driver": "gelsy"},
+                      _lstsq_expect, grad=False),
+              Example({"X": rand(2, 3, 4), "Y": rand(2, 3, 1)},
+                      {"rcond": 1e-7, "driver": "gelsd"}, _lstsq_expect, grad=False)],
+)
+def lstsq(X, Y, rcond, driver):
+    if driver not in _LSTSQ_DRIVERS:
+        raise PyirError(f"lstsq: driver must be one of {', '.join(_LSTSQ_DRIVERS)}, got "
+                        f"{driver!r}")
+    m, n = X.shape[-2:]
+    batch = np.broadcast_shapes(X.shape[:-2], Y.shape[:-2])
+    xs = np.broadcast_to(X, batch + X.shape[-2:]).reshape((-1, m, n))
+    ys = np.broadcast_to(Y, batch + Y.shape[-2:]).reshape((-1, m, Y.shape[-1]))
+    solutions, ranks, singular = [], [], []
+    for a, b in zip(xs, ys):
+        sol, _, rank, sv = np.linalg.lstsq(a, b, rcond=rcond or None)
+        solutions.append(sol)
+        ranks.append(rank)
+        singular.append(sv)
+    solution = np.stack(solutions).reshape(batch + (n, Y.shape[-1])).astype(X.dtype)
+    ranks = np.array(ranks, np.int32).reshape(batch)
+    empty = np.zeros((0,), X.dtype)
+    residuals = empty
+    if driver != "gelsy" and m > n and bool(np.all(ranks == n)):
+        residuals = ((X @ solution - Y) ** 2).sum(-2).astype(X.dtype)
+    return {"Solution": solution, "Residuals": residuals,
+            "Rank": ranks if driver != "gels" else np.zeros((0,), np.int32),
+            "SingularValues": np.stack(singular).reshape(batch + (min(m, n),)).astype(X.dtype)
+            if driver in ("gelsd", "gelss") else empty}
+
+
+_RANK_ATTRS = [Attr("tol", T.FLOAT, 0.0), Attr("hermitian", T.BOOLEAN, False),
+               Attr("use_default_tol", T.BOOLEAN, True)]
+
+
+def _rank_expect(X, TolTensor=None, tol=0.0, hermitian=False, use_default_tol=True):
+    return {"Out": np.asarray(np.linalg.matrix_rank(
+        X.astype(np.float64), None if use_default_tol else tol, hermitian=hermitian), np.int64)}
+
+
+@register_op(
+    "matrix_rank", inputs=["X", Slot("TolTensor", dispensable=True, no_grad=True)],
+    outputs=["Out"], attrs=_RANK_ATTRS,
+    infer=lambda ctx: {"Out": VarSpec(tuple(ctx.input("X").shape[:-2]), _I64)},
+    differentiable=False,
+    doc="Out = number of singular values above tol (default: max(M, N) * eps * largest; "
+        "TolTensor overrides tol; eigenvalue magnitudes when hermitian)",
+    examples=[Example({"X": rand(3, 4)}, {}, _rank_expect, grad=False),
+              Example({"X": np.array([[1.0, 2.0], [2.0, 4.0]])}, {"hermitian": True},
+                      _rank_expect, grad=False),
+              Example({"X": np.diag([3.0, 0.5, 0.1]).astype(np.float32)},
+                      {"tol": 0.2, "use_default_tol": False}, _rank_expect, grad=False)],
+)
+def matrix_rank(X, TolTensor, tol, hermitian, use_default_tol):
+    if hermitian:
+        values = np.abs(np.linalg.eigvalsh(X))
+    else:
+        values = np.linalg.svd(X, compute_uv=False)
+    largest = values.max(-1, initial=0.0)
+    if TolTensor is not None:
+        threshold = np.asarray(TolTensor, values.dtype)
+    elif use_default_tol:
+        threshold = largest * max(X.shape[-2:]) * np.finfo(X.dtype).eps
+    else:
+        threshold = np.asarray(tol, values.dtype)
+    return {"Out": (values > threshold[..., None] if np.ndim(threshold) else
+                    values > threshold).sum(-1).astype(np.int64)}
