@@ -14,8 +14,9 @@ import numpy as np
 from .. import dispatch
 from ..dispatch import inplace_of, ndim, tensor_list
 from ..eager import Tensor
-from ..errors import BuildError, Where
+from ..errors import BuildError, PyirError, Where
 from ..framework import Variable
+from ..ops.linalg_ext import einsum_labels
 from .linalg_matrix import *  # noqa: F401,F403
 from .linalg_matrix import __all__ as _matrix_names
 from .linalg_matrix import UNSUPPORTED as _MATRIX_UNSUPPORTED
@@ -151,8 +152,12 @@ def einsum(equation: str, *operands):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
         _refuse("einsum", f"equation must be a string, got {equation!r}")
-    return dispatch.out("einsum", {"Operands": tensor_list(list(operands), "einsum")},
-                        {"equation": equation})
+    operands = tensor_list(list(operands), "einsum")
+    try:
+        einsum_labels(equation, [ndim(o) for o in operands])
+    except PyirError as e:
+        _refuse("einsum", str(e).removeprefix("einsum: "))
+    return dispatch.out("einsum", {"Operands": operands}, {"equation": equation})
 
 
 def _tensordot_axes(axes, nx: int, ny: int) -> tuple[list[int], list[int]]:

@@ -26,7 +26,8 @@ def _refuse(function: str, message: str):
 def _axes(axis, x, function: str) -> list[int] | None:
     if axis is None:
         return None
-    axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    axes = [axis] if isinstance(axis, numbers.Integral) else \
+        list(axis) if isinstance(axis, (list, tuple)) else [axis]
     if not all(isinstance(a, numbers.Integral) for a in axes):
         _refuse(function, f"axis must be an int or a list of ints, got {axis!r}")
     n = max(ndim(x), 1)
