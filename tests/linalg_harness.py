@@ -17,6 +17,7 @@ def flat(result) -> list:
 
 def run_static(fn, arrays):
     """Build fn on data variables a0, a1, ... and run it; returns (values, op types)."""
+    framework.reset_default_programs()
     framework.static_mode[0] = True
     names = [f"a{i}" for i in range(len(arrays))]
     variables = [pyir.static.data(n, list(np.shape(a)), str(np.asarray(a).dtype))
@@ -30,6 +31,7 @@ def run_static(fn, arrays):
 
 def static_ops(fn, arrays):
     """The ops fn builds on data variables shaped like the arrays (nothing is run)."""
+    framework.reset_default_programs()
     framework.static_mode[0] = True
     variables = [pyir.static.data(f"a{i}", list(np.shape(a)), str(np.asarray(a).dtype))
                  for i, a in enumerate(arrays)]
