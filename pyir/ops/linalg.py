@@ -12,7 +12,7 @@ import numpy as np
 
 from ..registry import Attr, Example, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import broadcast_shape, default_grad, rand, same_as, unbroadcast
+from ._helpers import broadcast_shape, default_grad, rand, unbroadcast
 
 _MATMUL_ATTRS = [
     Attr("transpose_X", T.BOOLEAN, False), Attr("transpose_Y", T.BOOLEAN, False),

@@ -1,8 +1,9 @@
 """Linear algebra: products, norms and distances (`pyir.matmul`, `pyir.norm`, `pyir.cdist`,
 ...; Paddle's `paddle.tensor.linalg`). `pyir.linalg` re-exports the names Paddle has there.
 
-Matrix functions and decompositions live in linalg_matrix.py, histograms and combinatorics in
-linalg_misc.py; their names are exported from here too.
+Norms are in linalg_norms.py, matrix functions and solvers in linalg_matrix.py,
+decompositions in linalg_decomp.py, histograms and combinatorics in linalg_misc.py; their
+names are exported from here too (pyir/tensor/__init__.py lists this module only).
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import numpy as np
 from .. import dispatch
 from ..dispatch import inplace_of, ndim, tensor_list
 from ..eager import Tensor
-from ..errors import BuildError, PyirError, Where
+from ..errors import PyirError
 from ..framework import Variable
 from ..ops.linalg_ext import einsum_labels
+from ._linalg_common import refuse
+from .linalg_decomp import *  # noqa: F401,F403
+from .linalg_decomp import __all__ as _decomp_names
 from .linalg_matrix import *  # noqa: F401,F403
 from .linalg_matrix import __all__ as _matrix_names
 from .linalg_matrix import UNSUPPORTED as _MATRIX_UNSUPPORTED
@@ -30,19 +34,15 @@ __all__ = [
     "matmul", "mm", "bmm", "dot", "mv", "addmm", "addmm_", "baddbmm", "baddbmm_", "einsum",
     "tensordot", "kron", "outer", "inner", "cross", "trace", "matrix_transpose", "vecdot",
     "multi_dot",
-] + _norm_names + _matrix_names + _misc_names
+] + _norm_names + _matrix_names + _decomp_names + _misc_names
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
 UNSUPPORTED: dict[str, str] = dict(_MATRIX_UNSUPPORTED)
 
 
-def _refuse(function: str, message: str):
-    raise BuildError(f"{function}: {message}", Where(op_type=function))
-
-
 def _need_ndim(x, allowed, function: str, what: str = "x"):
     if ndim(x) not in allowed:
-        _refuse(function, f"{what} must be {' or '.join(f'{n}-D' for n in allowed)}, got "
+        refuse(function, f"{what} must be {' or '.join(f'{n}-D' for n in allowed)}, got "
                           f"{ndim(x)}-D")
 
 
@@ -57,7 +57,7 @@ def matmul(x, y, transpose_x: bool = False, transpose_y: bool = False, name: str
         >>> out = pyir.matmul(x, w, transpose_y=True)
     """
     if out is not None:
-        _refuse("matmul", "out= is not supported by pyir; use the returned tensor")
+        refuse("matmul", "out= is not supported by pyir; use the returned tensor")
     return dispatch.out("matmul_v2", {"X": x, "Y": y},
                         {"trans_x": bool(transpose_x), "trans_y": bool(transpose_y)}, name=name)
 
@@ -79,12 +79,12 @@ def bmm(x, y, name: str | None = None, *, out=None):
         >>> z = pyir.bmm(x, y)
     """
     if out is not None:
-        _refuse("bmm", "out= is not supported by pyir; use the returned tensor")
+        refuse("bmm", "out= is not supported by pyir; use the returned tensor")
     _need_ndim(x, (3,), "bmm")
     _need_ndim(y, (3,), "bmm", "y")
     if x.shape[0] >= 0 and y.shape[0] >= 0 and x.shape[0] != y.shape[0] or \
             x.shape[2] >= 0 and y.shape[1] >= 0 and x.shape[2] != y.shape[1]:
-        _refuse("bmm", f"x {list(x.shape)} and y {list(y.shape)} need the same batch and "
+        refuse("bmm", f"x {list(x.shape)} and y {list(y.shape)} need the same batch and "
                        f"x's columns equal to y's rows")
     return dispatch.out("bmm", {"X": x, "Y": y}, name=name)
 
@@ -96,7 +96,7 @@ def dot(x, y, name: str | None = None, *, out=None):
         >>> s = pyir.dot(x, y)
     """
     if out is not None:
-        _refuse("dot", "out= is not supported by pyir; use the returned tensor")
+        refuse("dot", "out= is not supported by pyir; use the returned tensor")
     _need_ndim(x, (1, 2), "dot")
     return dispatch.out("dot", {"X": x, "Y": y}, name=name)
 
@@ -151,12 +151,12 @@ def einsum(equation: str, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
-        _refuse("einsum", f"equation must be a string, got {equation!r}")
+        refuse("einsum", f"equation must be a string, got {equation!r}")
     operands = tensor_list(list(operands), "einsum")
     try:
         einsum_labels(equation, [ndim(o) for o in operands])
     except PyirError as e:
-        _refuse("einsum", str(e).removeprefix("einsum: "))
+        refuse("einsum", str(e).removeprefix("einsum: "))
     return dispatch.out("einsum", {"Operands": operands}, {"equation": equation})
 
 
@@ -164,10 +164,10 @@ def _tensordot_axes(axes, nx: int, ny: int) -> tuple[list[int], list[int]]:
     if isinstance(axes, Tensor):
         axes = axes.numpy().tolist()
     if isinstance(axes, Variable):
-        _refuse("tensordot", "a Variable axes is not supported; pass ints or lists of ints")
+        refuse("tensordot", "a Variable axes is not supported; pass ints or lists of ints")
     if isinstance(axes, numbers.Integral):
         if axes < 0 or axes > min(nx, ny):
-            _refuse("tensordot", f"axes {axes} must be in [0, {min(nx, ny)}]")
+            refuse("tensordot", f"axes {axes} must be in [0, {min(nx, ny)}]")
         return list(range(nx - axes, nx)), list(range(axes))
     axes = list(axes)
     if all(isinstance(a, numbers.Integral) for a in axes):
@@ -177,9 +177,9 @@ def _tensordot_axes(axes, nx: int, ny: int) -> tuple[list[int], list[int]]:
     elif len(axes) == 2:
         ax_x, ax_y = [int(a) for a in axes[0]], [int(a) for a in axes[1]]
     else:
-        _refuse("tensordot", f"axes must be an int, a list of ints or two lists, got {axes}")
+        refuse("tensordot", f"axes must be an int, a list of ints or two lists, got {axes}")
     if len(ax_x) != len(ax_y):
-        _refuse("tensordot", f"x and y need as many contracted axes, got {ax_x} and {ax_y}")
+        refuse("tensordot", f"x and y need as many contracted axes, got {ax_x} and {ax_y}")
     return [a % nx for a in ax_x], [a % ny for a in ax_y]
 
 
@@ -195,7 +195,7 @@ def tensordot(x, y, axes=2, name: str | None = None):
     ax_x, ax_y = _tensordot_axes(axes, ndim(x), ndim(y))
     for a, b in zip(ax_x, ax_y):
         if x.shape[a] >= 0 and y.shape[b] >= 0 and x.shape[a] != y.shape[b]:
-            _refuse("tensordot", f"axis {a} of x (size {x.shape[a]}) and axis {b} of y (size "
+            refuse("tensordot", f"axis {a} of x (size {x.shape[a]}) and axis {b} of y (size "
                                  f"{y.shape[b]}) differ")
     free_x = [i for i in range(ndim(x)) if i not in ax_x]
     free_y = [i for i in range(ndim(y)) if i not in ax_y]
@@ -223,7 +223,7 @@ def outer(x, y, name: str | None = None, *, out=None):
         >>> z = pyir.outer(u, v)
     """
     if out is not None:
-        _refuse("outer", "out= is not supported by pyir; use the returned tensor")
+        refuse("outer", "out= is not supported by pyir; use the returned tensor")
     return dispatch.out("matmul_v2", {"X": reshape(x, [-1, 1]), "Y": reshape(y, [1, -1])},
                         {"trans_x": False, "trans_y": False}, name=name, stem="outer")
 
@@ -238,7 +238,7 @@ def inner(x, y, name: str | None = None):
     if ndim(x) == 0 or ndim(y) == 0:
         return dispatch.out("elementwise_mul", {"X": x, "Y": y}, {"axis": -1}, name=name)
     if x.shape[-1] >= 0 and y.shape[-1] >= 0 and x.shape[-1] != y.shape[-1]:
-        _refuse("inner", f"the last dims of x {list(x.shape)} and y {list(y.shape)} differ")
+        refuse("inner", f"the last dims of x {list(x.shape)} and y {list(y.shape)} differ")
     flat_x = reshape(x, [-1, x.shape[-1]])
     flat_y = transpose(reshape(y, [-1, y.shape[-1]]), [1, 0])
     product = dispatch.out("matmul_v2", {"X": flat_x, "Y": flat_y},
@@ -253,12 +253,12 @@ def cross(x, y, axis: int = 9, name: str | None = None):
         >>> z = pyir.cross(u, v, axis=1)
     """
     if list(x.shape) != list(y.shape):
-        _refuse("cross", f"x {list(x.shape)} and y {list(y.shape)} must have the same shape")
+        refuse("cross", f"x {list(x.shape)} and y {list(y.shape)} must have the same shape")
     if axis == 9:
         if 3 not in x.shape:
-            _refuse("cross", f"x {list(x.shape)} has no axis of size 3")
+            refuse("cross", f"x {list(x.shape)} has no axis of size 3")
     elif not -ndim(x) <= axis < ndim(x) or x.shape[axis] not in (3, -1):
-        _refuse("cross", f"axis {axis} of x {list(x.shape)} must exist and have size 3")
+        refuse("cross", f"axis {axis} of x {list(x.shape)} must exist and have size 3")
     return dispatch.out("cross", {"X": x, "Y": y}, {"dim": int(axis)}, name=name)
 
 
@@ -269,10 +269,10 @@ def trace(x, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None =
         >>> t = pyir.trace(x, offset=1)
     """
     if ndim(x) < 2:
-        _refuse("trace", f"x must be at least 2-D, got {ndim(x)}-D")
+        refuse("trace", f"x must be at least 2-D, got {ndim(x)}-D")
     a1, a2 = axis1 % ndim(x), axis2 % ndim(x)
     if a1 == a2:
-        _refuse("trace", f"axis1 ({axis1}) and axis2 ({axis2}) must differ")
+        refuse("trace", f"axis1 ({axis1}) and axis2 ({axis2}) must differ")
     return dispatch.out("trace", {"Input": x}, {"offset": int(offset), "axis1": int(axis1),
                                                 "axis2": int(axis2)}, name=name)
 
@@ -284,7 +284,7 @@ def matrix_transpose(x, name: str | None = None):
         >>> xt = pyir.linalg.matrix_transpose(x)
     """
     if ndim(x) < 2:
-        _refuse("matrix_transpose", f"x must be at least 2-D, got {ndim(x)}-D")
+        refuse("matrix_transpose", f"x must be at least 2-D, got {ndim(x)}-D")
     perm = list(range(ndim(x)))
     perm[-2], perm[-1] = perm[-1], perm[-2]
     return transpose(x, perm, name=name)
@@ -299,7 +299,7 @@ def vecdot(x, y, axis: int = -1, name: str | None = None):
     product = dispatch.out("elementwise_mul", {"X": x, "Y": y}, {"axis": -1})
     n = ndim(product)
     if not -n <= axis < n:
-        _refuse("vecdot", f"axis {axis} is out of range for {n}-D inputs")
+        refuse("vecdot", f"axis {axis} is out of range for {n}-D inputs")
     return dispatch.out("reduce_sum", {"X": product},
                         {"dim": [int(axis)], "keep_dim": False, "reduce_all": n == 1},
                         name=name, stem="vecdot")
@@ -314,7 +314,7 @@ def multi_dot(x, name: str | None = None):
     """
     mats = tensor_list(x, "multi_dot")
     if len(mats) < 2:
-        _refuse("multi_dot", f"needs at least 2 tensors, got {len(mats)}")
+        refuse("multi_dot", f"needs at least 2 tensors, got {len(mats)}")
     for i, m in enumerate(mats):
         allowed = (1, 2) if i in (0, len(mats) - 1) else (2,)
         _need_ndim(m, allowed, "multi_dot", f"x[{i}]")

@@ -10,11 +10,10 @@ import numbers
 import numpy as np
 
 from .. import dispatch, dtypes
-from ..dispatch import constant, dtype_of, ndim, tensor_list
+from ..dispatch import dtype_of, ndim, tensor_list
 from ..eager import Tensor
-from ..errors import BuildError, Where
 from ..framework import Variable
-from .creation import fill_attrs
+from ._linalg_common import binary, constant_tensor, full_tensor, refuse
 from .manipulation import cast, concat, gather, reshape, slice as slice_axes, squeeze, stack, \
     transpose
 from .math import max as reduce_max, min as reduce_min, sum as reduce_sum
@@ -25,32 +24,12 @@ __all__ = [
 ]
 
 
-def _refuse(function: str, message: str):
-    raise BuildError(f"{function}: {message}", Where(op_type=function))
-
-
-def _binary(kind: str, x, y):
-    return dispatch.out(f"elementwise_{kind}", {"X": x, "Y": y}, {"axis": -1})
-
-
-def _constant(value, like):
-    value = np.asarray(value)
-    return constant(dispatch.out("assign_value", {}, {
-        "shape": list(value.shape), "dtype": dtypes.to_code(value.dtype),
-        "values": value.ravel().tolist()}, like=like))
-
-
-def _full(shape, value, dtype, like):
-    return constant(dispatch.out("fill_constant", {}, fill_attrs(shape, value, dtype),
-                                 like=like))
-
-
 # --- histograms -----------------------------------------------------------------------------------
 def _check_bins(bins, lo, hi, function):
     if not isinstance(bins, numbers.Integral) or bins < 1:
-        _refuse(function, f"bins must be a positive int, got {bins!r}")
+        refuse(function, f"bins must be a positive int, got {bins!r}")
     if lo > hi:
-        _refuse(function, f"max ({hi}) must not be less than min ({lo})")
+        refuse(function, f"max ({hi}) must not be less than min ({lo})")
 
 
 def histogram(input, bins: int = 100, min: float = 0.0, max: float = 0.0,  # noqa: A002
@@ -64,7 +43,7 @@ def histogram(input, bins: int = 100, min: float = 0.0, max: float = 0.0,  # noq
     """
     _check_bins(bins, min, max, "histogram")
     if weight is not None and list(weight.shape) != list(input.shape):
-        _refuse("histogram", f"weight {list(weight.shape)} must have input's shape "
+        refuse("histogram", f"weight {list(weight.shape)} must have input's shape "
                              f"{list(input.shape)}")
     return dispatch.out("histogram", {"X": input, "Weight": weight},
                         {"bins": int(bins), "min": float(min), "max": float(max),
@@ -77,12 +56,12 @@ def _range_tensors(x, lo: float, hi: float):
     if lo != 0 or hi != 0:
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        return _full([1], lo, "float32", x), _full([1], hi, "float32", x)
+        return full_tensor([1], lo, "float32", x), full_tensor([1], hi, "float32", x)
     flat = cast(reshape(x, [-1]), "float32")
     low, high = reduce_min(flat, 0, keepdim=True), reduce_max(flat, 0, keepdim=True)
     same = cast(dispatch.out("equal", {"X": low, "Y": high}, {"axis": -1}), "float32")
     half = dispatch.out("scale", {"X": same}, {"scale": 0.5, "bias": 0.0})
-    return _binary("sub", low, half), _binary("add", high, half)
+    return binary("sub", low, half), binary("add", high, half)
 
 
 def histogram_bin_edges(input, bins: int = 100, min: float = 0.0,  # noqa: A002
@@ -95,7 +74,7 @@ def histogram_bin_edges(input, bins: int = 100, min: float = 0.0,  # noqa: A002
     """
     _check_bins(bins, min, max, "histogram_bin_edges")
     lo, hi = _range_tensors(input, float(min), float(max))
-    count = _full([1], bins + 1, "int32", input)
+    count = full_tensor([1], bins + 1, "int32", input)
     return dispatch.out("linspace", {"Start": lo, "Stop": hi, "Num": count}, {"dtype": 5},
                         name=name)
 
@@ -106,11 +85,11 @@ def _dims_bins(bins, dims: int, function: str):
         bins = [bins] * dims
     bins = list(bins)
     if len(bins) != dims:
-        _refuse(function, f"bins needs one entry per dim ({dims}), got {len(bins)}")
+        refuse(function, f"bins needs one entry per dim ({dims}), got {len(bins)}")
     for b in bins:
         if not isinstance(b, (numbers.Integral, Variable, Tensor)) or \
                 isinstance(b, numbers.Integral) and b < 1:
-            _refuse(function, f"bins must be positive ints or edge tensors, got {b!r}")
+            refuse(function, f"bins must be positive ints or edge tensors, got {b!r}")
     return bins
 
 
@@ -127,13 +106,13 @@ def histogramdd(x, bins=10, ranges=None, density: bool = False, weights=None,
         >>> hist, edges = pyir.histogramdd(points, bins=[2, 3])
     """
     if ndim(x) < 1:
-        _refuse("histogramdd", "x must have a last dim holding the coordinates")
+        refuse("histogramdd", "x must have a last dim holding the coordinates")
     dims = x.shape[-1]
     if dims < 0:
-        _refuse("histogramdd", "x's last dim (the coordinates) must be known")
+        refuse("histogramdd", "x's last dim (the coordinates) must be known")
     bins = _dims_bins(bins, dims, "histogramdd")
     if ranges is not None and len(ranges) != 2 * dims:
-        _refuse("histogramdd", f"ranges needs 2 values per dim ({2 * dims}), got {len(ranges)}")
+        refuse("histogramdd", f"ranges needs 2 values per dim ({2 * dims}), got {len(ranges)}")
     points = cast(reshape(x, [-1, dims]), "float32") if dtype_of(x) != np.float64 \
         else reshape(x, [-1, dims])
     dtype = dtype_of(points)
@@ -146,12 +125,12 @@ def histogramdd(x, bins=10, ranges=None, density: bool = False, weights=None,
             size = b.shape[0] - 1
         else:
             if ranges is not None:
-                lo, hi = _full([1], ranges[2 * d], dtype, x), _full([1], ranges[2 * d + 1],
+                lo, hi = full_tensor([1], ranges[2 * d], dtype, x), full_tensor([1], ranges[2 * d + 1],
                                                                       dtype, x)
             else:
                 lo, hi = reduce_min(column, 0, keepdim=True), reduce_max(column, 0, keepdim=True)
             edge = dispatch.out("linspace", {"Start": lo, "Stop": hi,
-                                             "Num": _full([1], b + 1, "int32", x)},
+                                             "Num": full_tensor([1], b + 1, "int32", x)},
                                 {"dtype": dtypes.to_code(dtype)})
             size = b
         edges.append(edge)
@@ -161,20 +140,20 @@ def histogramdd(x, bins=10, ranges=None, density: bool = False, weights=None,
                                 {"out_int32": False, "right": True})
         last = slice_axes(edge, [0], [size], [size + 1])
         at_end = cast(dispatch.out("equal", {"X": column, "Y": last}, {"axis": -1}), "int64")
-        bin_index = _binary("sub", _binary("sub", position, _full([1], 1, "int64", x)), at_end)
+        bin_index = binary("sub", binary("sub", position, full_tensor([1], 1, "int64", x)), at_end)
         ok = dispatch.out("logical_and", {
-            "X": dispatch.out("greater_equal", {"X": bin_index, "Y": _full([1], 0, "int64", x)},
+            "X": dispatch.out("greater_equal", {"X": bin_index, "Y": full_tensor([1], 0, "int64", x)},
                               {"axis": -1}),
-            "Y": dispatch.out("less_than", {"X": bin_index, "Y": _full([1], size, "int64", x)},
+            "Y": dispatch.out("less_than", {"X": bin_index, "Y": full_tensor([1], size, "int64", x)},
                               {"axis": -1})})
         inside = ok if inside is None else dispatch.out("logical_and", {"X": inside, "Y": ok})
         clipped = dispatch.out("clip", {"X": bin_index}, {"min": 0.0, "max": float(size - 1)})
-        flat_index = clipped if flat_index is None else _binary(
+        flat_index = clipped if flat_index is None else binary(
             "add", dispatch.out("scale", {"X": flat_index}, {"scale": float(size), "bias": 0.0}),
             clipped)
     weight = cast(inside, dtype)
     if weights is not None:
-        weight = _binary("mul", weight, cast(reshape(weights, [-1]), dtype))
+        weight = binary("mul", weight, cast(reshape(weights, [-1]), dtype))
     total = int(np.prod(sizes))
     counts = dispatch.out("bincount", {"X": flat_index, "Weights": weight},
                           {"minlength": total})
@@ -182,13 +161,13 @@ def histogramdd(x, bins=10, ranges=None, density: bool = False, weights=None,
     if density:
         volume = None
         for d, edge in enumerate(edges):
-            widths = _binary("sub", slice_axes(edge, [0], [1], [sizes[d] + 1]),
+            widths = binary("sub", slice_axes(edge, [0], [1], [sizes[d] + 1]),
                              slice_axes(edge, [0], [0], [sizes[d]]))
             shape = [1] * dims
             shape[d] = sizes[d]
             widths = reshape(widths, shape)
-            volume = widths if volume is None else _binary("mul", volume, widths)
-        hist = _binary("div", hist, _binary("mul", volume, reduce_sum(hist)))
+            volume = widths if volume is None else binary("mul", volume, widths)
+        hist = binary("div", hist, binary("mul", volume, reduce_sum(hist)))
     return hist, edges
 
 
@@ -200,12 +179,12 @@ def bincount(x, weights=None, minlength: int = 0, name: str | None = None):
         >>> counts = pyir.bincount(labels, minlength=10)
     """
     if ndim(x) != 1 or dtype_of(x).kind not in "iu":
-        _refuse("bincount", f"x must be a 1-D integer tensor, got {dtypes.name_of(dtype_of(x))} "
+        refuse("bincount", f"x must be a 1-D integer tensor, got {dtypes.name_of(dtype_of(x))} "
                             f"of shape {list(x.shape)}")
     if not isinstance(minlength, numbers.Integral) or minlength < 0:
-        _refuse("bincount", f"minlength must be a non-negative int, got {minlength!r}")
+        refuse("bincount", f"minlength must be a non-negative int, got {minlength!r}")
     if weights is not None and list(weights.shape) != list(x.shape):
-        _refuse("bincount", f"weights {list(weights.shape)} must have x's shape "
+        refuse("bincount", f"weights {list(weights.shape)} must have x's shape "
                             f"{list(x.shape)}")
     return dispatch.out("bincount", {"X": x, "Weights": weights}, {"minlength": int(minlength)},
                         name=name)
@@ -222,7 +201,7 @@ def cartesian_prod(x, name: str | None = None):
     tensors = tensor_list(x, "cartesian_prod")
     for t in tensors:
         if ndim(t) != 1:
-            _refuse("cartesian_prod", f"every tensor must be 1-D, got {ndim(t)}-D")
+            refuse("cartesian_prod", f"every tensor must be 1-D, got {ndim(t)}-D")
     if len(tensors) == 1:
         return tensors[0]
     grids = dispatch.out("meshgrid", {"X": tensors})
@@ -237,15 +216,15 @@ def combinations(x, r: int = 2, with_replacement: bool = False, name: str | None
         >>> pairs = pyir.combinations(x, 2)
     """
     if ndim(x) != 1 or x.shape[0] < 0:
-        _refuse("combinations", f"x must be 1-D with a known size, got shape {list(x.shape)}")
+        refuse("combinations", f"x must be 1-D with a known size, got shape {list(x.shape)}")
     if not isinstance(r, numbers.Integral) or r < 0:
-        _refuse("combinations", f"r must be a non-negative int, got {r!r}")
+        refuse("combinations", f"r must be a non-negative int, got {r!r}")
     if r == 0:
-        return _full([0], 0, dtype_of(x), x)
+        return full_tensor([0], 0, dtype_of(x), x)
     pick = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
     index = np.array(list(pick(range(x.shape[0]), r)), np.int64).reshape(-1, r)
-    columns = [gather(x, _constant(index[:, k], x)) for k in range(r)]
+    columns = [gather(x, constant_tensor(index[:, k], x)) for k in range(r)]
     return stack(columns, axis=1, name=name)
 
 
@@ -259,15 +238,15 @@ def block_diag(inputs, name: str | None = None):
     blocks = []
     for t in tensor_list(inputs, "block_diag"):
         if ndim(t) > 2:
-            _refuse("block_diag", f"every tensor must be at most 2-D, got {ndim(t)}-D")
+            refuse("block_diag", f"every tensor must be at most 2-D, got {ndim(t)}-D")
         blocks.append(reshape(t, [1, -1]) if ndim(t) < 2 else t)
     dtype = dtype_of(blocks[0])
     for b in blocks:
         if -1 in b.shape:
-            _refuse("block_diag", "every tensor needs a known shape")
+            refuse("block_diag", "every tensor needs a known shape")
     rows = []
     for i, b in enumerate(blocks):
-        pieces = [b if j == i else _full([b.shape[0], o.shape[1]], 0, dtype, b)
+        pieces = [b if j == i else full_tensor([b.shape[0], o.shape[1]], 0, dtype, b)
                   for j, o in enumerate(blocks)]
         pieces = [cast(p, dtype) if dtype_of(p) != dtype else p for p in pieces]
         rows.append(concat(pieces, axis=1) if len(pieces) > 1 else pieces[0])
@@ -284,7 +263,7 @@ def cov(x, rowvar: bool = True, ddof: bool = True, fweights=None, aweights=None,
         >>> c = pyir.linalg.cov(samples)
     """
     if ndim(x) > 2:
-        _refuse("cov", f"x must be 1-D or 2-D, got {ndim(x)}-D")
+        refuse("cov", f"x must be 1-D or 2-D, got {ndim(x)}-D")
     data = reshape(x, [1, -1]) if ndim(x) < 2 else (x if rowvar else transpose(x, [1, 0]))
     n = data.shape[1]
     dtype = dtype_of(data)
@@ -293,34 +272,34 @@ def cov(x, rowvar: bool = True, ddof: bool = True, fweights=None, aweights=None,
         if given is None:
             continue
         if ndim(given) != 1 or (n >= 0 and given.shape[0] >= 0 and given.shape[0] != n):
-            _refuse("cov", f"{what} must be 1-D with one entry per observation ({n}), got "
+            refuse("cov", f"{what} must be 1-D with one entry per observation ({n}), got "
                            f"shape {list(given.shape)}")
         if what == "fweights" and dtype_of(given).kind not in "iu":
-            _refuse("cov", "fweights must be an integer tensor")
+            refuse("cov", "fweights must be an integer tensor")
         given = cast(given, dtype)
-        weight = given if weight is None else _binary("mul", weight, given)
+        weight = given if weight is None else binary("mul", weight, given)
     correction = 1.0 if ddof else 0.0
     if weight is None:
         mean = dispatch.out("reduce_mean", {"X": data}, {"dim": [1], "keep_dim": True,
                                                          "reduce_all": False})
-        centered = _binary("sub", data, mean)
+        centered = binary("sub", data, mean)
         scale = 1.0 / (n - correction) if n - correction > 0 else float("inf")
         product = dispatch.out("matmul_v2", {"X": centered, "Y": centered},
                                {"trans_x": False, "trans_y": True})
         result = dispatch.out("scale", {"X": product}, {"scale": scale, "bias": 0.0})
     else:
         total = reduce_sum(weight)
-        mean = _binary("div", reduce_sum(_binary("mul", data, weight), 1, keepdim=True), total)
-        centered = _binary("sub", data, mean)
+        mean = binary("div", reduce_sum(binary("mul", data, weight), 1, keepdim=True), total)
+        centered = binary("sub", data, mean)
         if aweights is None or not correction:
             factor = dispatch.out("scale", {"X": total}, {"scale": 1.0, "bias": -correction})
         else:
-            spread = _binary("div", reduce_sum(_binary("mul", weight, cast(aweights, dtype))),
+            spread = binary("div", reduce_sum(binary("mul", weight, cast(aweights, dtype))),
                              total)
-            factor = _binary("sub", total, spread)
-        product = dispatch.out("matmul_v2", {"X": _binary("mul", centered, weight),
+            factor = binary("sub", total, spread)
+        product = dispatch.out("matmul_v2", {"X": binary("mul", centered, weight),
                                              "Y": centered}, {"trans_x": False, "trans_y": True})
-        result = _binary("div", product, factor)
+        result = binary("div", product, factor)
     return reshape(result, [], name=name) if ndim(x) < 2 or data.shape[0] == 1 and ndim(x) == 1 \
         else result
 
@@ -334,9 +313,9 @@ def corrcoef(x, rowvar: bool = True, name: str | None = None):
     """
     c = cov(x, rowvar)
     if ndim(c) == 0:
-        return _binary("div", c, c)
+        return binary("div", c, c)
     n = c.shape[0]
-    diagonal = reduce_sum(_binary("mul", c, _constant(np.eye(n, dtype=dtype_of(c)), c)), 1)
+    diagonal = reduce_sum(binary("mul", c, constant_tensor(np.eye(n, dtype=dtype_of(c)), c)), 1)
     std = dispatch.out("sqrt", {"X": diagonal})
-    scaled = _binary("div", _binary("div", c, reshape(std, [-1, 1])), reshape(std, [1, -1]))
+    scaled = binary("div", binary("div", c, reshape(std, [-1, 1])), reshape(std, [1, -1]))
     return dispatch.out("clip", {"X": scaled}, {"min": -1.0, "max": 1.0}, name=name)

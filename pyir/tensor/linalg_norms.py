@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dispatch
 from ..dispatch import constant, ndim
-from ..errors import BuildError, Where
+from ._linalg_common import constant_tensor, refuse
 from .manipulation import cast, gather, squeeze, transpose, unsqueeze
 from .math import max as reduce_max, min as reduce_min, sum as reduce_sum
 
@@ -19,23 +19,19 @@ _INF = float("inf")
 _MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF)
 
 
-def _refuse(function: str, message: str):
-    raise BuildError(f"{function}: {message}", Where(op_type=function))
-
-
 def _axes(axis, x, function: str) -> list[int] | None:
     if axis is None:
         return None
     axes = [axis] if isinstance(axis, numbers.Integral) else \
         list(axis) if isinstance(axis, (list, tuple)) else [axis]
     if not all(isinstance(a, numbers.Integral) for a in axes):
-        _refuse(function, f"axis must be an int or a list of ints, got {axis!r}")
+        refuse(function, f"axis must be an int or a list of ints, got {axis!r}")
     n = max(ndim(x), 1)
     for a in axes:
         if not -n <= a < n:
-            _refuse(function, f"axis {a} is out of range for a {ndim(x)}-D tensor")
+            refuse(function, f"axis {a} is out of range for a {ndim(x)}-D tensor")
     if len({a % n for a in axes}) != len(axes):
-        _refuse(function, f"axis {axes} repeats an axis")
+        refuse(function, f"axis {axes} repeats an axis")
     return [int(a) for a in axes]
 
 
@@ -49,7 +45,7 @@ def _order(p, function: str):
     if isinstance(p, str) or p is None:
         return p
     if not isinstance(p, numbers.Number):
-        _refuse(function, f"p must be a number, 'fro' or 'nuc', got {p!r}")
+        refuse(function, f"p must be a number, 'fro' or 'nuc', got {p!r}")
     return float(p)
 
 
@@ -62,10 +58,10 @@ def vector_norm(x, p: float = 2.0, axis=None, keepdim: bool = False, name: str |
         >>> n = pyir.linalg.vector_norm(x, p=1, axis=[0, 1])
     """
     if out is not None:
-        _refuse("vector_norm", "out= is not supported by pyir; use the returned tensor")
+        refuse("vector_norm", "out= is not supported by pyir; use the returned tensor")
     p = _order(p, "vector_norm")
     if isinstance(p, str):
-        _refuse("vector_norm", f"p must be a number, got {p!r}")
+        refuse("vector_norm", f"p must be a number, got {p!r}")
     if dtype is not None:
         x = cast(x, dtype)
     axes = _axes(axis, x, "vector_norm")
@@ -100,10 +96,10 @@ def _svd_values(x, axes):
 def _matrix_norm(x, p, axes, keepdim: bool, name, function: str):
     n = ndim(x)
     if len(axes) != 2 or n < 2:
-        _refuse(function, f"a matrix norm needs 2 axes of an at least 2-D x, got axis {axes} "
+        refuse(function, f"a matrix norm needs 2 axes of an at least 2-D x, got axis {axes} "
                           f"of a {n}-D x")
     if p not in _MATRIX_ORDERS:
-        _refuse(function, f"p must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf for a "
+        refuse(function, f"p must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf for a "
                           f"matrix norm, got {p!r}")
     a0, a1 = axes[0] % n, axes[1] % n
     if p == "fro":
@@ -143,26 +139,26 @@ def norm(x, p=None, axis=None, keepdim: bool = False, out=None, dtype=None,
         >>> n = pyir.norm(x, p=1, axis=-1)
     """
     if out is not None:
-        _refuse("norm", "out= is not supported by pyir; use the returned tensor")
+        refuse("norm", "out= is not supported by pyir; use the returned tensor")
     p = _order(p, "norm")
     if dtype is not None:
         x = cast(x, dtype)
     axes = _axes(axis, x, "norm")
     if isinstance(p, str) and p not in ("fro", "nuc"):
-        _refuse("norm", f"p must be a number, 'fro' or 'nuc', got {p!r}")
+        refuse("norm", f"p must be a number, 'fro' or 'nuc', got {p!r}")
     if axes is None:
         if p == "nuc":
             if ndim(x) != 2:
-                _refuse("norm", f"p='nuc' without axis needs a 2-D x, got {ndim(x)}-D")
+                refuse("norm", f"p='nuc' without axis needs a 2-D x, got {ndim(x)}-D")
             return _matrix_norm(x, p, [0, 1], keepdim, name, "norm")
         return _p_norm(x, 2.0 if p in (None, "fro") else p, None, keepdim, name)
     if len(axes) == 1:
         if p == "nuc":
-            _refuse("norm", "p='nuc' needs two axes")
+            refuse("norm", "p='nuc' needs two axes")
         return _p_norm(x, 2.0 if p in (None, "fro") else p, axes[0], keepdim, name)
     if len(axes) == 2:
         return _matrix_norm(x, "fro" if p is None else p, axes, keepdim, name, "norm")
-    _refuse("norm", f"axis must be an int or a list of 1 or 2 ints, got {axes}")
+    refuse("norm", f"axis must be an int or a list of 1 or 2 ints, got {axes}")
 
 
 def dist(x, y, p: float = 2, name: str | None = None):
@@ -187,14 +183,14 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
         >>> d = pyir.cdist(a, b)
     """
     if compute_mode not in _CDIST_MODES:
-        _refuse("cdist", f"compute_mode must be one of {', '.join(_CDIST_MODES)}, got "
+        refuse("cdist", f"compute_mode must be one of {', '.join(_CDIST_MODES)}, got "
                          f"{compute_mode!r}")
     if ndim(x) < 2 or ndim(y) < 2:
-        _refuse("cdist", f"x and y must be at least 2-D, got {ndim(x)}-D and {ndim(y)}-D")
+        refuse("cdist", f"x and y must be at least 2-D, got {ndim(x)}-D and {ndim(y)}-D")
     if x.shape[-1] >= 0 and y.shape[-1] >= 0 and x.shape[-1] != y.shape[-1]:
-        _refuse("cdist", f"x {list(x.shape)} and y {list(y.shape)} need the same last dim")
+        refuse("cdist", f"x {list(x.shape)} and y {list(y.shape)} need the same last dim")
     if p < 0:
-        _refuse("cdist", f"p must be non-negative, got {p}")
+        refuse("cdist", f"p must be non-negative, got {p}")
     rows = unsqueeze(x, [ndim(x) - 1])
     cols = unsqueeze(y, [ndim(y) - 2])
     diff = dispatch.out("elementwise_sub", {"X": rows, "Y": cols}, {"axis": -1},
@@ -210,7 +206,7 @@ def pdist(x, p: float = 2.0, name: str | None = None):
         >>> d = pyir.pdist(points)
     """
     if ndim(x) != 2 or x.shape[0] < 0:
-        _refuse("pdist", f"x must be 2-D with a known number of rows, got shape "
+        refuse("pdist", f"x must be 2-D with a known number of rows, got shape "
                          f"{list(x.shape)}")
     first, second = np.triu_indices(x.shape[0], k=1)
     rows_i = gather(x, _index_constant(first, x))
@@ -221,5 +217,4 @@ def pdist(x, p: float = 2.0, name: str | None = None):
 
 def _index_constant(values, like):
     values = np.asarray(values, np.int64)
-    return constant(dispatch.out("assign_value", {}, {
-        "shape": list(values.shape), "dtype": 3, "values": values.ravel().tolist()}, like=like))
+    return constant_tensor(values, like)
