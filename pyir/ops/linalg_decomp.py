@@ -73,7 +73,7 @@ def svdvals(x):
     return {"s": np.linalg.svd(x, compute_uv=False)}
 
 
-# --- qr ---------------------------------------------------------------------------------------------
+# --- qr -----------------------------------------------------------------------------------------
 def _infer_qr(ctx):
     x = ctx.input("X")
     *batch, m, n = x.shape
@@ -92,7 +92,8 @@ def _infer_qr(ctx):
     examples=[Example({"X": rand(4, 3)}, {"mode": "reduced"}, lambda X, mode: {
         "R": np.linalg.qr(X.astype(np.float64))[1].astype(X.dtype)}, grad=False),
         Example({"X": rand(2, 3, 4)}, {"mode": "complete"}, lambda X, mode: {
-            "Q": np.linalg.qr(X.astype(np.float64), mode="complete")[0].astype(X.dtype)}, grad=False),
+            "Q": np.linalg.qr(X.astype(np.float64), mode="complete")[0].astype(X.dtype)},
+            grad=False),
         Example({"X": rand(3, 3)}, {"mode": "r"}, lambda X, mode: {
             "R": np.linalg.qr(X.astype(np.float64), mode="r").astype(X.dtype)}, grad=False)],
 )
@@ -124,16 +125,20 @@ def _sym_from(X, UPLO):
     return tri + _mT(tri) - tri * np.eye(X.shape[-1], dtype=X.dtype)
 
 
+def _eigh_expect(X, UPLO):
+    return {"Eigenvalues": np.linalg.eigvalsh(_sym_from(X.astype(np.float64), UPLO)).astype(
+        X.dtype)}
+
+
 @register_op(
     "eigh", inputs=["X"], outputs=["Eigenvalues", "Eigenvectors"],
     attrs=[Attr("UPLO", T.STRING, "L")], infer=_infer_eigh, differentiable=False,
     doc="Eigenvalues (ascending) and eigenvectors of the symmetric matrix read from X's UPLO "
         "triangle",
-    examples=[Example({"X": rand(3, 3)}, {"UPLO": "L"}, lambda X, UPLO: {
-        "Eigenvalues": np.linalg.eigvalsh(_sym_from(X.astype(np.float64), "L")).astype(X.dtype)}, grad=False),
-        Example({"X": rand(2, 3, 3)}, {"UPLO": "U"}, lambda X, UPLO: {
-            "Eigenvalues": np.linalg.eigvalsh(_sym_from(X.astype(np.float64), "U")).astype(X.dtype)},
-            grad=False)],
+    examples=[Example({"X": rand(3, 3)}, {"UPLO": "L"}, lambda X, UPLO: _eigh_expect(X, "L"),
+                      grad=False),
+              Example({"X": rand(2, 3, 3)}, {"UPLO": "U"}, lambda X, UPLO: _eigh_expect(X, "U"),
+                      grad=False)],
 )
 def eigh(X, UPLO):
     _check_uplo(UPLO)
@@ -145,8 +150,8 @@ def eigh(X, UPLO):
     "eigvalsh", inputs=["X"], outputs=["Eigenvalues", "Eigenvectors"],
     attrs=[Attr("UPLO", T.STRING, "L"), Attr("is_test", T.BOOLEAN, False)], infer=_infer_eigh,
     differentiable=False, doc="as eigh; the API returns only Eigenvalues",
-    examples=[Example({"X": rand(3, 3)}, {"UPLO": "U", "is_test": True}, lambda X, **a: {
-        "Eigenvalues": np.linalg.eigvalsh(_sym_from(X.astype(np.float64), "U")).astype(X.dtype)}, grad=False)],
+    examples=[Example({"X": rand(3, 3)}, {"UPLO": "U", "is_test": True},
+                      lambda X, **a: _eigh_expect(X, "U"), grad=False)],
 )
 def eigvalsh(X, UPLO, is_test):
     return eigh(X, UPLO)
@@ -183,7 +188,7 @@ def eigvals(X):
     return {"Out": np.linalg.eigvals(X).astype(_complex_of(X.dtype))}
 
 
-# --- LU ---------------------------------------------------------------------------------------------
+# --- LU -----------------------------------------------------------------------------------------
 def lu_factor(a: np.ndarray):
     """LAPACK getrf: packed L\\U, 1-based row pivots (int32) and infos, over a batch."""
     m, n = a.shape[-2:]

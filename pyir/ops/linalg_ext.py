@@ -87,7 +87,8 @@ def einsum(Operands, equation):
 
 
 @register_op("einsum_grad", inputs=[Slot("Operands", duplicable=True), "Out@GRAD"],
-             outputs=[Slot("Operands@GRAD", duplicable=True)], attrs=[Attr("equation", T.STRING, "")],
+             outputs=[Slot("Operands@GRAD", duplicable=True)],
+             attrs=[Attr("equation", T.STRING, "")],
              grad_of="einsum",
              doc="dOperand_i = einsum of dOut with the other operands onto operand i's "
                  "labels (summed back over broadcast dims)")

@@ -283,7 +283,8 @@ def _infer_solve(ctx):
     grad=default_grad("solve_grad", uses=["X", "Y", "Out"]),
     doc="Out = X^-1 Y over the last two dims (Y a vector when it has one dim less)",
     examples=[Example({"X": _spd(3), "Y": rand(3, 2)},
-                      expect=lambda X, Y: {"Out": (np.linalg.inv(X.astype(np.float64)) @ Y).astype(X.dtype)}),
+                      expect=lambda X, Y: {"Out": (np.linalg.inv(X.astype(np.float64)) @ Y
+                                                   ).astype(X.dtype)}),
               Example({"X": _spd(2, 2), "Y": rand(2, 2)},
                       expect=lambda X, Y: {"Out": np.einsum(
                           "bij,bj->bi", np.linalg.inv(X.astype(np.float64)), Y).astype(X.dtype)}),

@@ -125,8 +125,8 @@ def histogramdd(x, bins=10, ranges=None, density: bool = False, weights=None,
             size = b.shape[0] - 1
         else:
             if ranges is not None:
-                lo, hi = full_tensor([1], ranges[2 * d], dtype, x), full_tensor([1], ranges[2 * d + 1],
-                                                                      dtype, x)
+                lo = full_tensor([1], ranges[2 * d], dtype, x)
+                hi = full_tensor([1], ranges[2 * d + 1], dtype, x)
             else:
                 lo, hi = reduce_min(column, 0, keepdim=True), reduce_max(column, 0, keepdim=True)
             edge = dispatch.out("linspace", {"Start": lo, "Stop": hi,
@@ -141,11 +141,10 @@ def histogramdd(x, bins=10, ranges=None, density: bool = False, weights=None,
         last = slice_axes(edge, [0], [size], [size + 1])
         at_end = cast(dispatch.out("equal", {"X": column, "Y": last}, {"axis": -1}), "int64")
         bin_index = binary("sub", binary("sub", position, full_tensor([1], 1, "int64", x)), at_end)
+        lowest, count = full_tensor([1], 0, "int64", x), full_tensor([1], size, "int64", x)
         ok = dispatch.out("logical_and", {
-            "X": dispatch.out("greater_equal", {"X": bin_index, "Y": full_tensor([1], 0, "int64", x)},
-                              {"axis": -1}),
-            "Y": dispatch.out("less_than", {"X": bin_index, "Y": full_tensor([1], size, "int64", x)},
-                              {"axis": -1})})
+            "X": dispatch.out("greater_equal", {"X": bin_index, "Y": lowest}, {"axis": -1}),
+            "Y": dispatch.out("less_than", {"X": bin_index, "Y": count}, {"axis": -1})})
         inside = ok if inside is None else dispatch.out("logical_and", {"X": inside, "Y": ok})
         clipped = dispatch.out("clip", {"X": bin_index}, {"min": 0.0, "max": float(size - 1)})
         flat_index = clipped if flat_index is None else binary(
