@@ -9,7 +9,7 @@ import pytest
 import pyir
 from pyir.errors import BuildError
 
-from linalg_harness import check_both, check_grads, run_eager, static_ops
+from linalg_harness import check_both, check_grads, run_eager, run_static, static_ops
 
 R = np.random.default_rng(11)
 X = R.uniform(-1, 1, (3, 4)).astype(np.float32)
@@ -242,3 +242,46 @@ def test_refusals(fn, inputs, match):
 def test_searchsorted_kernel_refuses_mismatched_batches():
     with pytest.raises(Exception, match="must agree in all but the last dim"):
         run_eager(pyir.searchsorted, [np.zeros((2, 3)), np.zeros((3, 1))])
+
+
+EMPTY = np.zeros((0, 3), np.float32)
+
+
+@pytest.mark.parametrize("fn, shapes", [
+    (lambda x: pyir.argsort(x, axis=0), [(0, 3)]),
+    (lambda x: pyir.sort(x, axis=0), [(0, 3)]),
+    (lambda x: pyir.topk(x, 0, axis=0), [(0, 3), (0, 3)]),
+    (lambda x: pyir.argmax(x, axis=1), [(0,)]),
+    (pyir.unique, [(0,)]),
+    (pyir.unique_consecutive, [(0,)]),
+    (pyir.nonzero, [(0, 2)]),
+    (lambda x: pyir.masked_select(x, x > 0), [(0,)]),
+    (lambda x: pyir.bucketize(x, pyir.full([2], 1.0) if isinstance(x, pyir.Variable)
+                              else pyir.to_tensor(np.ones(2, np.float32))), [(0, 3)]),
+])
+def test_empty_inputs(fn, shapes):
+    static_values, _ = run_static(fn, [EMPTY])
+    for values in (static_values, run_eager(fn, [EMPTY])):
+        assert [v.shape for v in values] == shapes
+
+
+def test_where_in_place_writes_into_x():
+    pyir.disable_static()
+    x = pyir.to_tensor(X.copy())
+    result = pyir.where_(pyir.to_tensor(X > 0), x, 0.0)
+    assert result is x
+    np.testing.assert_allclose(x.numpy(), np.where(X > 0, X, 0.0))
+    with pytest.raises(BuildError, match="where_: x must be a tensor"):
+        pyir.where_(pyir.to_tensor(X > 0), 1.0, x)
+
+
+def test_where_in_place_static_assigns_into_x():
+    def build(c, x):
+        copy = pyir.scale(x, 1.0)
+        result = pyir.where_(c, copy, -x)
+        assert result is copy
+        return copy
+
+    (value,), ops = run_static(build, [X > 0, X])
+    assert ops[-2:] == ["where", "assign"]
+    np.testing.assert_allclose(value, np.where(X > 0, X, -X))

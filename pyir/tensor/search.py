@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from .. import dispatch
-from ..dispatch import apply_op, constant, dtype_of, ndim
+from ..dispatch import apply_op, constant, dtype_of, inplace_of, ndim
 from ..eager import Tensor
 from ..errors import BuildError, Where
 from ..framework import Variable
@@ -19,7 +19,7 @@ from .creation import fill_attrs
 
 __all__ = [
     "argmax", "argmin", "argsort", "sort", "msort", "topk", "kthvalue", "mode", "where",
-    "nonzero", "argwhere", "masked_select", "index_select", "index_sample", "searchsorted",
+    "where_", "nonzero", "argwhere", "masked_select", "index_select", "index_sample", "searchsorted",
     "bucketize", "unique", "unique_consecutive",
 ]
 
@@ -195,6 +195,25 @@ def where(condition, x=None, y=None, name: str | None = None, *, out=None):
     if not isinstance(y, (Variable, Tensor)):
         y = _scalar_tensor(y, dtype, condition)
     return dispatch.out("where", {"Condition": condition, "X": x, "Y": y}, name=name)
+
+
+def _where_into(x, condition, y, name=None):
+    return where(condition, x, y, name)
+
+
+_where_into_x = inplace_of(_where_into, "where_")
+
+
+def where_(condition, x=None, y=None, name: str | None = None):
+    """In-place where: x = where(condition, x, y), returns x (static: an `assign` into x).
+
+    Example:
+        >>> pyir.where_(mask, x, 0.0)
+    """
+    if not isinstance(x, (Variable, Tensor)):
+        raise BuildError("where_: x must be a tensor (the result is written into it)",
+                         Where(op_type="where_"))
+    return _where_into_x(x, condition, y, name)
 
 
 def nonzero(x, as_tuple: bool = False, *, out=None):
