@@ -346,8 +346,8 @@ def _lstsq_expect(X, Y, rcond, driver):
 
 
 @register_op(
-    "lstsq", inputs=["X", "Y"], outputs=["Solution", Slot("Residuals", dispensable=True), "Rank",
-                                         "SingularValues"],
+    # Residuals is dispensable in Paddle's proto, but its InferShape writes it: always made.
+    "lstsq", inputs=["X", "Y"], outputs=["Solution", "Residuals", "Rank", "SingularValues"],
     attrs=[Attr("rcond", T.FLOAT, 0.0), Attr("driver", T.STRING, "gelsy")],
     infer=_infer_lstsq, differentiable=False,
     doc="Solution = argmin |X s - Y|; Residuals (gels/gelsd/gelss, M > N, full rank), Rank "

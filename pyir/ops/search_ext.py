@@ -34,7 +34,7 @@ def _finish(values, indices, X, axis, keepdim):
         return {"Out": X.copy(), "Indices": np.zeros((), np.int64)}
     if not keepdim:
         values, indices = np.squeeze(values, axis), np.squeeze(indices, axis)
-    return {"Out": np.ascontiguousarray(values), "Indices": indices.astype(np.int64)}
+    return {"Out": np.array(values, order="C"), "Indices": indices.astype(np.int64)}
 
 
 def _scatter_picked(X, Indices, Out_grad, axis, keepdim):
@@ -73,7 +73,8 @@ def _kthvalue_expect(X, k=1, axis=-1, keepdim=False):
               Example({"X": rand(4, 3, 2)}, {"k": 4, "axis": 0, "keepdim": True},
                       _kthvalue_expect),
               Example({"X": np.array([[1.0, 3.0, 2.0, 3.0]], np.float32)}, {"k": 3, "axis": 1},
-                      _kthvalue_expect, grad=False)],
+                      _kthvalue_expect, grad=False),
+              Example({"X": rand(5)}, {"k": 5}, _kthvalue_expect)],
 )
 def kthvalue(X, k, axis, keepdim):
     if X.ndim == 0:
@@ -124,7 +125,8 @@ def _mode_expect(X, axis=-1, keepdim=False):
                       _mode_expect, grad=False),
               Example({"X": np.array([[1.0, 2.0], [2.0, 2.0], [1.0, 3.0]])},
                       {"axis": 0, "keepdim": True}, _mode_expect, grad=False),
-              Example({"X": rand(3, 4)}, {"axis": 1}, _mode_expect)],
+              Example({"X": rand(3, 4)}, {"axis": 1}, _mode_expect),
+              Example({"X": np.array([3, 1, 2, 3, 1], np.int64)}, {}, _mode_expect, grad=False)],
 )
 def mode(X, axis, keepdim):
     if X.ndim == 0:

@@ -18,6 +18,7 @@ from ._linalg_common import (binary, full_tensor, matrix_t, matmul2, refuse, ref
 from .linalg_norms import matrix_norm
 from .manipulation import slice as slice_axes, unsqueeze
 from .math import max as reduce_max, min as reduce_min
+from .search import where
 
 __all__ = [
     "svd", "svdvals", "qr", "eig", "eigvals", "eigh", "eigvalsh", "lstsq", "matrix_rank",
@@ -214,8 +215,7 @@ def pinv(x, rcond=1e-15, hermitian: bool = False, name: str | None = None):
         binary("mul", reduce_max(magnitude, -1, keepdim=True), rcond)
     kept = dispatch.out("greater_than", {"X": magnitude, "Y": cutoff}, {"axis": -1})
     reciprocal = dispatch.out("reciprocal", {"X": values})
-    inverted = dispatch.out("where", {"Condition": kept, "X": reciprocal,
-                                      "Y": full_tensor([], 0.0, dtype, x)})
+    inverted = where(kept, reciprocal, full_tensor([], 0.0, dtype, x))
     scaled_rows = binary("mul", matrix_t(result["VH"]) if not hermitian else left,
                           unsqueeze(inverted, [-2]))
     return matmul2(scaled_rows, left, trans_y=True, name=name, stem="pinv")

@@ -16,6 +16,7 @@ from ..eager import Tensor
 from ..errors import BuildError, Where
 from ..framework import Variable
 from .creation import fill_attrs
+from .manipulation import cast
 
 __all__ = [
     "argmax", "argmin", "argsort", "sort", "msort", "topk", "kthvalue", "mode", "where",
@@ -194,7 +195,32 @@ def where(condition, x=None, y=None, name: str | None = None, *, out=None):
         x = _scalar_tensor(x, dtype, condition)
     if not isinstance(y, (Variable, Tensor)):
         y = _scalar_tensor(y, dtype, condition)
+    condition, x, y = _same_shape_operands(condition, x, y)
     return dispatch.out("where", {"Condition": condition, "X": x, "Y": y}, name=name)
+
+
+def _zeros_like(x, dtype):
+    return dispatch.out("fill_any_like", {"X": x},
+                        {"value": 0.0, "dtype": dtypes.to_code(dtype)}, stem="full_like")
+
+
+def _add(x, y):
+    return dispatch.out("elementwise_add", {"X": x, "Y": y}, {"axis": -1})
+
+
+def _same_shape_operands(condition, x, y):
+    """Paddle's legacy `where` op takes operands of one shape: broadcast them as Paddle's
+    `where` does, by adding a zero tensor of the broadcast shape (fill_any_like,
+    elementwise_add, cast)."""
+    if list(condition.shape) == list(x.shape) == list(y.shape):
+        return condition, x, y
+    dtype = dtype_of(x)
+    zeros_x, zeros_y = _zeros_like(x, dtype), _zeros_like(y, dtype)
+    zeros_condition = cast(_zeros_like(condition, np.bool_), dtype)
+    as_number = cast(condition, dtype)
+    zeros = _add(_add(zeros_x, zeros_y), zeros_condition)
+    x, y = _add(x, zeros), _add(y, zeros)
+    return cast(_add(as_number, zeros), "bool"), x, y
 
 
 def _where_into(x, condition, y, name=None):
