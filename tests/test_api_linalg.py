@@ -169,6 +169,8 @@ def _attrs(fn, inputs, op_type, names):
     (lambda x: pyir.trace(x, 1), [A33], "trace", {"offset": 1, "axis1": 0, "axis2": 1}),
     (lambda x, y: pyir.einsum("ij,jk->ik", x, y), [A33, B33], "einsum",
      {"equation": "ij,jk->ik"}),
+    (lambda x, y: pyir.einsum("...ij,jk", x, y), [BAT1, B45], "einsum",
+     {"equation": "aij,jk->aik"}),
     (lambda x, y: pyir.mm(x, y), [A33, B33], "matmul_v2", {"trans_x": False, "trans_y": False}),
 ])
 def test_static_attributes_are_paddles(fn, inputs, op_type, attrs):

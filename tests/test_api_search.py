@@ -165,6 +165,8 @@ def _op(fn, inputs, op_type):
      {"dim": 1}),
     (lambda s, v: pyir.searchsorted(s, v, right=True), [X, X], "searchsorted",
      {"right": True, "out_int32": False}),
+    (lambda s, o: pyir.searchsorted(s, s, sorter=o), [X, np.zeros((3, 4), np.int64)],
+     "take_along_axis", {"Axis": 1}),
     (lambda x: pyir.unique(x, return_counts=True, axis=0), [INTS], "unique",
      {"return_index": False, "return_inverse": False, "return_counts": True, "axis": [0],
       "dtype": 3, "is_sorted": True}),

@@ -13,8 +13,8 @@ from .manipulation import transpose
 
 
 def refuse(function: str, message: str):
-    """Raise the BuildError `<function>: <message>`."""
-    raise BuildError(f"{function}: {message}", Where(op_type=function))
+    """Raise a BuildError naming the function (`op <function>: <message>`)."""
+    raise BuildError(message, Where(op_type=function))
 
 
 def require_square(x, function: str, what: str = "x"):

@@ -154,9 +154,11 @@ def einsum(equation: str, *operands):
         refuse("einsum", f"equation must be a string, got {equation!r}")
     operands = tensor_list(list(operands), "einsum")
     try:
-        einsum_labels(equation, [ndim(o) for o in operands])
+        labels, result = einsum_labels(equation, [ndim(o) for o in operands])
     except PyirError as e:
         refuse("einsum", str(e).removeprefix("einsum: "))
+    if "..." in equation:  # as Paddle, spell the broadcast dims out for the op
+        equation = ",".join(labels) + "->" + result
     return dispatch.out("einsum", {"Operands": operands}, {"equation": equation})
 
 

@@ -33,24 +33,24 @@ TopKRetType = namedtuple("TopKRetType", ["values", "indices"])
 def refuse_out(out_arg, function: str) -> None:
     """Paddle's keyword `out=` (write into a given tensor) is not supported: say so."""
     if out_arg is not None:
-        raise BuildError(f"{function}: out= is not supported by pyir; use the returned tensor",
+        raise BuildError("out= is not supported by pyir; use the returned tensor",
                          Where(op_type=function))
 
 
 def _index_dtype(dtype, function: str) -> int:
     code = dtypes.to_code(dtypes.to_numpy(dtype))
     if code not in (dtypes.to_code("int32"), dtypes.to_code("int64")):
-        raise BuildError(f"{function}: dtype must be int32 or int64, got {dtype!r}",
+        raise BuildError(f"dtype must be int32 or int64, got {dtype!r}",
                          Where(op_type=function))
     return code
 
 
 def _axis(axis, x, function: str) -> int:
     if not isinstance(axis, numbers.Integral):
-        raise BuildError(f"{function}: axis must be an int, got {axis!r}", Where(op_type=function))
+        raise BuildError(f"axis must be an int, got {axis!r}", Where(op_type=function))
     n = max(ndim(x), 1)
     if not -n <= axis < n:
-        raise BuildError(f"{function}: axis {axis} is out of range for a {ndim(x)}-D tensor",
+        raise BuildError(f"axis {axis} is out of range for a {ndim(x)}-D tensor",
                          Where(op_type=function))
     return int(axis)
 
@@ -132,11 +132,11 @@ def topk(x, k, axis=None, largest: bool = True, sorted: bool = True,  # noqa: A0
     elif isinstance(k, numbers.Integral):
         size = x.shape[axis] if ndim(x) else 1
         if k < 0 or (size >= 0 and k > size):
-            raise BuildError(f"topk: k must be in [0, {size}] (the size of axis {axis}), got "
+            raise BuildError(f"k must be in [0, {size}] (the size of axis {axis}), got "
                              f"{k}", Where(op_type="topk"))
         attrs["k"] = int(k)
     else:
-        raise BuildError(f"topk: k must be an int or an int tensor, got {k!r}",
+        raise BuildError(f"k must be an int or an int tensor, got {k!r}",
                          Where(op_type="topk"))
     result = apply_op("top_k_v2", inputs, attrs, name=name)
     return TopKRetType(result["Out"], result["Indices"])
@@ -151,7 +151,7 @@ def kthvalue(x, k: int, axis=None, keepdim: bool = False, name: str | None = Non
     axis = -1 if axis is None else _axis(axis, x, "kthvalue")
     size = x.shape[axis] if ndim(x) else 1
     if not isinstance(k, numbers.Integral) or k < 1 or (size >= 0 and k > size):
-        raise BuildError(f"kthvalue: k must be an int in [1, {size}], got {k!r}",
+        raise BuildError(f"k must be an int in [1, {size}], got {k!r}",
                          Where(op_type="kthvalue"))
     result = apply_op("kthvalue", {"X": x}, {"k": int(k), "axis": axis,
                                              "keepdim": bool(keepdim)}, name=name)
@@ -187,7 +187,7 @@ def where(condition, x=None, y=None, name: str | None = None, *, out=None):
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
     if x is None or y is None:
-        raise BuildError("where: give both x and y, or neither (then it is nonzero(condition, "
+        raise BuildError("give both x and y, or neither (then it is nonzero(condition, "
                          "as_tuple=True))", Where(op_type="where"))
     tensors = [v for v in (x, y) if isinstance(v, (Variable, Tensor))]
     dtype = dtype_of(tensors[0]) if tensors else np.dtype(np.float32)
@@ -237,7 +237,7 @@ def where_(condition, x=None, y=None, name: str | None = None):
         >>> pyir.where_(mask, x, 0.0)
     """
     if not isinstance(x, (Variable, Tensor)):
-        raise BuildError("where_: x must be a tensor (the result is written into it)",
+        raise BuildError("x must be a tensor (the result is written into it)",
                          Where(op_type="where_"))
     return _where_into_x(x, condition, y, name)
 
@@ -297,7 +297,7 @@ def index_sample(x, index):
         >>> picked = pyir.index_sample(x, idx)
     """
     if ndim(x) != 2 or ndim(index) != 2:
-        raise BuildError(f"index_sample: x and index must be 2-D, got {ndim(x)}-D and "
+        raise BuildError(f"x and index must be 2-D, got {ndim(x)}-D and "
                          f"{ndim(index)}-D", Where(op_type="index_sample"))
     return dispatch.out("index_sample", {"X": x, "Index": index})
 
@@ -314,16 +314,16 @@ def searchsorted(sorted_sequence, values, out_int32: bool = False, right: bool =
     refuse_out(out, "searchsorted")
     if side is not None:
         if side not in ("left", "right"):
-            raise BuildError(f"searchsorted: side must be 'left' or 'right', got {side!r}",
+            raise BuildError(f"side must be 'left' or 'right', got {side!r}",
                              Where(op_type="searchsorted"))
         if right and side == "left":
-            raise BuildError("searchsorted: right=True contradicts side='left'",
+            raise BuildError("right=True contradicts side='left'",
                              Where(op_type="searchsorted"))
         right = side == "right"
     if sorter is not None:
         sorted_sequence = dispatch.out(
             "take_along_axis", {"Input": sorted_sequence, "Index": sorter},
-            {"Axis": -1}, slot="Result")
+            {"Axis": ndim(sorted_sequence) - 1}, slot="Result")
     return dispatch.out("searchsorted",
                             {"SortedSequence": sorted_sequence, "Values": values},
                             {"out_int32": bool(out_int32), "right": bool(right)}, name=name)
@@ -338,7 +338,7 @@ def bucketize(x, sorted_sequence, out_int32: bool = False, right: bool = False,
     """
     refuse_out(out, "bucketize")
     if ndim(sorted_sequence) != 1:
-        raise BuildError(f"bucketize: sorted_sequence must be 1-D, got {ndim(sorted_sequence)}"
+        raise BuildError(f"sorted_sequence must be 1-D, got {ndim(sorted_sequence)}"
                          f"-D (searchsorted takes N-D sequences)", Where(op_type="bucketize"))
     return searchsorted(sorted_sequence, x, out_int32, right, name)
 
