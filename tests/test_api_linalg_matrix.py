@@ -320,10 +320,38 @@ def test_static_attributes_are_paddles(fn, inputs, op_type, attrs):
     (L.matrix_exp, [_m(3, 3)], (0,)),
     (L.householder_product, [_m(4, 2), np.array([0.5, 1.2])], (0, 1)),
     (L.cov, [_m(3, 5)], (0,)),
+    (lambda x: L.svd(x)[0], [_m(4, 3)], (0,)),
+    (lambda x: L.svd(x)[2], [_m(2, 3, 4)], (0,)),
+    (lambda x: L.svd(x)[1], [_m(3, 3)], (0,)),
+    (L.svdvals, [_m(4, 3)], (0,)),
+    (L.pinv, [_m(3, 4)], (0,)),
+    (L.cond, [_m(3, 3)], (0,)),
+    (lambda x: pyir.norm(x, "nuc"), [_m(3, 4)], (0,)),
+    (lambda x: pyir.norm(x, 2, axis=[0, 1]), [_m(3, 4)], (0,)),
+    (lambda x: L.svd_lowrank(x, q=2)[1], [_m(4, 3)], (0,)),
     (L.corrcoef, [_m(2, 4)], (0,)),
 ])
 def test_gradients_match_finite_differences(fn, inputs, wrt):
     check_grads(fn, inputs, wrt)
+
+
+def test_svd_gradient_is_paddles():
+    """The gradient of sum(U * w1) + sum(S * w2) + sum(VH * w3)."""
+    state = np.random.RandomState(0)
+    x = state.rand(4, 3)
+    w1, w2, w3 = state.rand(4, 3), state.rand(3), state.rand(3, 3)
+    pyir.disable_static()
+    t = pyir.to_tensor(x, stop_gradient=False)
+    u, s, vh = L.svd(t)
+    (pyir.sum(u * pyir.to_tensor(w1)) + pyir.sum(s * pyir.to_tensor(w2))
+     + pyir.sum(vh * pyir.to_tensor(w3))).backward()
+    grad = t.grad.numpy() if hasattr(t.grad, "numpy") else np.asarray(t.grad)
+    # produced by Paddle 3.3.1 for the same x and weights
+    paddle_grad = np.array([[-3.6829891, 1.32743547, 0.71047696],
+                            [-0.87657804, -1.41734229, 3.16170836],
+                            [2.11047131, -1.62684135, 0.88444837],
+                            [1.68668016, 1.349012, -3.54963164]])
+    np.testing.assert_allclose(grad, paddle_grad, rtol=1e-6)
 
 
 def test_cholesky_gradient_is_paddles_symmetric_one():

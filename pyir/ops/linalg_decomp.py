@@ -1,8 +1,8 @@
 """Matrix decomposition ops: `svd`, `svdvals`, `qr`, `eigh`, `eigvalsh`, `eig`, `eigvals`,
 `lu`, `lu_unpack`, `lu_solve`, `lstsq`, `matrix_rank`.
 
-These have no gradient rules in pyir (Paddle's rules for decompositions are left out; the
-API functions built on them are forward-only). `eig` and `eigvals` give complex results.
+Only `svd` (reduced) and `svdvals` have gradient rules; the others are forward-only in pyir. `eig` and
+`eigvals` give complex results.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import rand
+from ._helpers import default_grad, rand
 
 _I32, _I64 = np.dtype(np.int32), np.dtype(np.int64)
 
@@ -50,9 +50,10 @@ def _svd_expect(X, full_matrices=False):
 
 @register_op(
     "svd", inputs=["X"], outputs=["U", "S", "VH"], attrs=[Attr("full_matrices", T.BOOLEAN, False)],
-    infer=_infer_svd, differentiable=False,
+    infer=_infer_svd, grad=default_grad("svd_grad", uses=["X", "U", "VH", "S"]),
     doc="X = U diag(S) VH over the last two dims, S descending (full U, VH when full_matrices)",
-    examples=[Example({"X": rand(4, 3)}, {"full_matrices": False}, _svd_expect, grad=False),
+    examples=[Example({"X": rand(4, 3)}, {"full_matrices": False}, _svd_expect),
+              Example({"X": rand(2, 3, 5)}, {"full_matrices": False}, _svd_expect),
               Example({"X": rand(2, 2, 3)}, {"full_matrices": True}, _svd_expect, grad=False)],
 )
 def svd(X, full_matrices):
@@ -60,17 +61,55 @@ def svd(X, full_matrices):
     return {"U": u, "S": s, "VH": vh}
 
 
+@register_op("svd_grad", inputs=["X", "U", "VH", "S", "U@GRAD", "VH@GRAD", "S@GRAD"],
+             outputs=["X@GRAD"], attrs=[Attr("full_matrices", T.BOOLEAN, False)],
+             grad_of="svd",
+             doc="dX = U [sym terms of U^T dU, V^T dV / (s_j^2 - s_i^2), diag(dS)] VH plus the "
+                 "parts of dU, dV outside the spans of U, V (reduced svd, distinct values)")
+def svd_grad(X, U, VH, S, U_grad, VH_grad, S_grad, full_matrices):
+    if full_matrices and X.shape[-1] != X.shape[-2]:
+        raise PyirError("svd: no gradient for full_matrices=True of a non-square matrix; use "
+                        "full_matrices=False")
+    v = _mT(VH)
+    du = np.zeros_like(U) if U_grad is None else U_grad
+    dv = np.zeros_like(v) if VH_grad is None else _mT(VH_grad)
+    ds = np.zeros_like(S) if S_grad is None else S_grad
+    s2 = S[..., None, :] ** 2 - S[..., :, None] ** 2  # s_j^2 - s_i^2
+    k = S.shape[-1]
+    off = ~np.eye(k, dtype=bool)
+    f = np.where(off, 1.0 / np.where(off, s2, 1.0), 0.0)
+    utdu, vtdv = _mT(U) @ du, _mT(v) @ dv
+    j = f * (utdu - _mT(utdu))
+    kk = f * (vtdv - _mT(vtdv))
+    s_mat = S[..., None, :] * np.eye(k)
+    inner = j @ s_mat + s_mat @ kk + ds[..., None, :] * np.eye(k)
+    grad = U @ inner @ VH
+    inv_s = 1.0 / S
+    m, n = X.shape[-2:]
+    grad = grad + (np.eye(m) - U @ _mT(U)) @ du * inv_s[..., None, :] @ VH
+    grad = grad + (U * inv_s[..., None, :]) @ _mT(dv) @ (np.eye(n) - v @ VH)
+    return {"X@GRAD": grad.astype(X.dtype)}
+
+
 @register_op(
     "svdvals", inputs=["x"], outputs=["s"],
     infer=lambda ctx: {"s": VarSpec(tuple(ctx.input("x").shape[:-2]) + (
         _min_dim(ctx.input("x").shape),), ctx.input("x").dtype)},
-    differentiable=False, doc="s = the singular values of x, descending",
+    grad=default_grad("svdvals_grad", uses=["x"]),
+    doc="s = the singular values of x, descending",
     examples=[Example({"x": rand(2, 4, 3)}, expect=lambda x: {
-        "s": np.sqrt(np.linalg.eigvalsh(_mT(x.astype(np.float64)) @ x)[..., ::-1]).astype(x.dtype)},
-        grad=False)],
+        "s": np.sqrt(np.linalg.eigvalsh(_mT(x.astype(np.float64)) @ x)[..., ::-1]).astype(
+            x.dtype)})],
 )
 def svdvals(x):
     return {"s": np.linalg.svd(x, compute_uv=False)}
+
+
+@register_op("svdvals_grad", inputs=["x", "s@GRAD"], outputs=["x@GRAD"], grad_of="svdvals",
+             doc="dx = U diag(ds) VH (reduced svd of x)")
+def svdvals_grad(x, s_grad):
+    u, _, vh = np.linalg.svd(x, full_matrices=False)
+    return {"x@GRAD": ((u * s_grad[..., None, :]) @ vh).astype(x.dtype)}
 
 
 # --- qr -----------------------------------------------------------------------------------------
