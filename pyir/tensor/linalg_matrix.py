@@ -227,7 +227,7 @@ def _householder_full(x, tau, function: str):
 
 def householder_product(x, tau, name: str | None = None):
     """The first n columns of H_1 ... H_k (a QR's Q from Householder reflectors in x's
-    columns below the diagonal and their scales tau).
+    columns below the diagonal and their scales tau), [*, m, n].
 
     Example:
         >>> q = pyir.linalg.householder_product(reflectors, tau)
@@ -238,16 +238,19 @@ def householder_product(x, tau, name: str | None = None):
 
 def ormqr(x, tau, y, left: bool = True, transpose: bool = False,  # noqa: A002
           name: str | None = None):
-    """Q y, Q^T y, y Q or y Q^T for Q = H_1 ... H_k from Householder reflectors (x, tau).
+    """Q y, Q^T y, y Q or y Q^T for Q = householder_product(x, tau) ([m, n], as Paddle: the
+    full orthogonal factor when x is square).
 
     Example:
         >>> z = pyir.linalg.ormqr(reflectors, tau, y)
     """
-    q = _householder_full(x, tau, "ormqr")
-    m = x.shape[-2]
-    rows = y.shape[-2] if left else y.shape[-1]
-    if rows >= 0 and rows != m:
-        refuse("ormqr", f"y {list(y.shape)} must have {m} {'rows' if left else 'columns'}")
+    q = householder_product(x, tau)
+    m, n = x.shape[-2:]
+    need = (m if transpose else n) if left else (n if transpose else m)
+    have = y.shape[-2] if left else y.shape[-1]
+    if have >= 0 and have != need:
+        refuse("ormqr", f"y {list(y.shape)} must have {need} {'rows' if left else 'columns'} "
+                        f"for {'Q^T' if transpose else 'Q'} of shape [{m}, {n}]")
     if left:
         return matmul2(q, y, trans_x=bool(transpose), name=name)
     return matmul2(y, q, trans_y=bool(transpose), name=name)
