@@ -360,6 +360,50 @@ def test_svd_gradient_is_paddles():
     np.testing.assert_allclose(grad, paddle_grad, rtol=1e-6)
 
 
+def _tape_grad(fn, x):
+    pyir.disable_static()
+    t = pyir.to_tensor(x, stop_gradient=False)
+    fn(t).backward()
+    return t.grad.numpy() if hasattr(t.grad, "numpy") else np.asarray(t.grad)
+
+
+def test_qr_gradient_is_paddles():
+    state = np.random.RandomState(0)
+    x, w1, w2 = state.rand(4, 3), state.rand(4, 3), state.rand(3, 3)
+
+    def loss(t):
+        q, r = L.qr(t)
+        return pyir.sum(q * pyir.to_tensor(w1)) + pyir.sum(r * pyir.to_tensor(w2))
+
+    # produced by Paddle 3.3.1 for the same x and weights
+    paddle_grad = np.array([[-1.6698651, -1.0022446, 1.43885597],
+                            [3.51418827, -0.37592937, -1.29272931],
+                            [-2.09246292, 0.7105052, 0.18853113],
+                            [-0.51430668, -0.45725279, -0.79936782]])
+    np.testing.assert_allclose(_tape_grad(loss, x), paddle_grad, rtol=1e-6)
+
+
+def test_cholesky_gradient_value_is_paddles():
+    s = np.array([[3.70494382, 0.94242037, 0.66425133], [0.94242037, 4.64592917, 1.05158],
+                  [0.66425133, 1.05158, 3.78512178]])
+    w = np.array([[0.6976312, 0.06022547, 0.66676672], [0.67063787, 0.21038256, 0.1289263],
+                  [0.31542835, 0.36371077, 0.57019677]])
+    # produced by Paddle 3.3.1 for the same s and w
+    paddle_grad = np.array([[0.13475168, 0.15426587, 0.04031246],
+                            [0.15426587, 0.03888272, 0.05606217],
+                            [0.04031246, 0.05606217, 0.15262648]])
+    grad = _tape_grad(lambda t: pyir.sum(L.cholesky(t) * pyir.to_tensor(w)), s)
+    np.testing.assert_allclose(grad, paddle_grad, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode, shape", [("reduced", (4, 3)), ("reduced", (2, 3, 5)),
+                                         ("complete", (3, 3)), ("r", (4, 3))])
+def test_qr_gradients_match_finite_differences(mode, shape):
+    check_grads(lambda x: L.qr(x, mode)[1] if mode == "r" else L.qr(x, mode)[0], [_m(*shape)])
+    if mode != "r":
+        check_grads(lambda x: L.qr(x, mode)[1], [_m(*shape)])
+
+
 def test_cholesky_gradient_is_paddles_symmetric_one():
     """For symmetric perturbations (the only valid ones) the tape gradient matches finite
     differences, and it is itself symmetric as Paddle's rule makes it."""

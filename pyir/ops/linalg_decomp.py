@@ -1,7 +1,8 @@
 """Matrix decomposition ops: `svd`, `svdvals`, `qr`, `eigh`, `eigvalsh`, `eig`, `eigvals`,
 `lu`, `lu_unpack`, `lu_solve`, `lstsq`, `matrix_rank`.
 
-Only `svd` (reduced) and `svdvals` have gradient rules; the others are forward-only in pyir. `eig` and
+`svd` (reduced), `svdvals` and `qr` have gradient rules; the others are forward-only in
+pyir. `eig` and
 `eigvals` give complex results.
 """
 
@@ -123,18 +124,22 @@ def _infer_qr(ctx):
             "R": VarSpec(tuple(batch) + (q_cols if mode == "complete" else k, n), x.dtype)}
 
 
+def _qr_expect(X, mode):
+    q, r = np.linalg.qr(X.astype(np.float64), mode="complete" if mode == "complete" else
+                        "reduced")
+    return {"R": r.astype(X.dtype)} if mode == "r" else {"Q": q.astype(X.dtype),
+                                                          "R": r.astype(X.dtype)}
+
+
 @register_op(
     "qr", inputs=["X"], outputs=["Q", "R"], attrs=[Attr("mode", T.STRING, "reduced")],
-    infer=_infer_qr, differentiable=False,
+    infer=_infer_qr, grad=default_grad("qr_grad", uses=["X", "Q", "R"]),
     doc="X = Q R (Q orthonormal columns, R upper triangular); mode reduced / complete / r "
         "(R only)",
-    examples=[Example({"X": rand(4, 3)}, {"mode": "reduced"}, lambda X, mode: {
-        "R": np.linalg.qr(X.astype(np.float64))[1].astype(X.dtype)}, grad=False),
-        Example({"X": rand(2, 3, 4)}, {"mode": "complete"}, lambda X, mode: {
-            "Q": np.linalg.qr(X.astype(np.float64), mode="complete")[0].astype(X.dtype)},
-            grad=False),
-        Example({"X": rand(3, 3)}, {"mode": "r"}, lambda X, mode: {
-            "R": np.linalg.qr(X.astype(np.float64), mode="r").astype(X.dtype)}, grad=False)],
+    examples=[Example({"X": rand(4, 3)}, {"mode": "reduced"}, _qr_expect),
+              Example({"X": rand(2, 3, 4)}, {"mode": "reduced"}, _qr_expect),
+              Example({"X": rand(2, 3, 4)}, {"mode": "complete"}, _qr_expect, grad=False),
+              Example({"X": rand(3, 3)}, {"mode": "r"}, _qr_expect)],
 )
 def qr(X, mode):
     if mode not in ("reduced", "complete", "r"):
@@ -144,6 +149,36 @@ def qr(X, mode):
         return {"Q": np.zeros(X.shape[:-2] + (0,), X.dtype), "R": r.astype(X.dtype, copy=False)}
     q, r = np.linalg.qr(X, mode=mode)
     return {"Q": q.astype(X.dtype, copy=False), "R": r.astype(X.dtype, copy=False)}
+
+
+def _qr_grad_tall(q, r, dq, dr):
+    """dA for A = Q R with A [m, n], m >= n: (dQ + Q copyltu(M)) R^-T, M = R dR^T - dQ^T Q."""
+    m = r @ _mT(dr) - _mT(dq) @ q
+    lower = np.tril(m, -1)
+    sym = lower + _mT(lower) + np.tril(np.triu(m))
+    return _mT(np.linalg.solve(r, _mT(dq + q @ sym)))
+
+
+@register_op("qr_grad", inputs=["X", "Q", "R", "Q@GRAD", "R@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("mode", T.STRING, "reduced")], grad_of="qr",
+             doc="dX from dQ, dR (m >= n: (dQ + Q copyltu(R dR^T - dQ^T Q)) R^-T; m < n: "
+                 "through the leading square block)")
+def qr_grad(X, Q, R, Q_grad, R_grad, mode):
+    m, n = X.shape[-2:]
+    if mode == "complete" and m > n:
+        raise PyirError("qr: no gradient for mode='complete' with more rows than columns")
+    if mode == "r":
+        Q, R = np.linalg.qr(X)
+        Q_grad = None
+    dq = np.zeros_like(Q) if Q_grad is None else Q_grad
+    dr = np.zeros_like(R) if R_grad is None else R_grad
+    if m >= n:
+        return {"X@GRAD": _qr_grad_tall(Q, R, dq, dr).astype(X.dtype)}
+    # A = [A1 A2], R = [R1 R2] with A1 = Q R1 square: A2 = Q R2 feeds back into dQ.
+    a2 = X[..., m:]
+    dq = dq + a2 @ _mT(dr[..., m:])
+    d1 = _qr_grad_tall(Q, R[..., :m], dq, dr[..., :m])
+    return {"X@GRAD": np.concatenate([d1, Q @ dr[..., m:]], axis=-1).astype(X.dtype)}
 
 
 # --- eigen decompositions ------------------------------------------------------------------------
