@@ -475,3 +475,14 @@ def test_cholesky_gradient_is_paddles_symmetric_one():
 def test_refusals(fn, inputs, match):
     with pytest.raises(BuildError, match=match):
         run_eager(fn, inputs)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda t: L.qr(t, "complete")[0], "no gradient for mode='complete'"),
+    (lambda t: L.svd(t, full_matrices=True)[0], "no gradient for full_matrices=True"),
+])
+def test_decomposition_gradients_refuse_what_paddle_does_not_define(fn, match):
+    pyir.disable_static()
+    t = pyir.to_tensor(_m(4, 3), stop_gradient=False)
+    with pytest.raises(Exception, match=match):
+        pyir.sum(fn(t)).backward()
