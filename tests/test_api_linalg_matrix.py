@@ -383,6 +383,19 @@ def test_qr_gradient_is_paddles():
     np.testing.assert_allclose(_tape_grad(loss, x), paddle_grad, rtol=1e-6)
 
 
+def test_lu_gradient_is_paddles():
+    state = np.random.RandomState(0)
+    x = state.rand(3, 3) + np.eye(3)
+    w = state.rand(3, 3)
+    # produced by Paddle 3.3.1 for the same x and w
+    paddle_grad = np.array([[0.41293205, 0.48806149, 0.4410378],
+                            [0.02333115, 1.09680936, -0.41893293],
+                            [-0.13343188, -0.29094721, 0.83261985]])
+    grad = _tape_grad(lambda t: pyir.sum(L.lu(t)[0] * pyir.to_tensor(w)), x)
+    np.testing.assert_allclose(grad, paddle_grad, rtol=1e-6)
+    check_grads(lambda t: L.lu(t)[0], [_m(2, 3, 3) + 2 * np.eye(3)])
+
+
 def test_cholesky_gradient_value_is_paddles():
     s = np.array([[3.70494382, 0.94242037, 0.66425133], [0.94242037, 4.64592917, 1.05158],
                   [0.66425133, 1.05158, 3.78512178]])
@@ -480,6 +493,7 @@ def test_refusals(fn, inputs, match):
 @pytest.mark.parametrize("fn, match", [
     (lambda t: L.qr(t, "complete")[0], "no gradient for mode='complete'"),
     (lambda t: L.svd(t, full_matrices=True)[0], "no gradient for full_matrices=True"),
+    (lambda t: L.lu(t)[0], "gradient of square factorizations only"),
 ])
 def test_decomposition_gradients_refuse_what_paddle_does_not_define(fn, match):
     pyir.disable_static()

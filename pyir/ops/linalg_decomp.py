@@ -1,8 +1,8 @@
 """Matrix decomposition ops: `svd`, `svdvals`, `qr`, `eigh`, `eigvalsh`, `eig`, `eigvals`,
 `lu`, `lu_unpack`, `lu_solve`, `lstsq`, `matrix_rank`.
 
-`svd` (reduced), `svdvals` and `qr` have gradient rules; the others are forward-only in
-pyir. `eig` and
+`svd` (reduced), `svdvals`, `qr` and `lu` (square) have gradient rules; eigen
+decompositions, `lu_unpack`, `lu_solve`, `lstsq` and `matrix_rank` are forward-only in pyir. `eig` and
 `eigvals` give complex results.
 """
 
@@ -323,14 +323,16 @@ def _infer_lu(ctx):
 
 @register_op(
     "lu", inputs=["X"], outputs=["Out", "Pivots", "Infos"], attrs=[Attr("pivots", T.BOOLEAN, True)],
-    infer=_infer_lu, differentiable=False,
+    infer=_infer_lu, grad=default_grad("lu_grad", uses=["X", "Out", "Pivots"],
+                                       out_grads=["Out"]),
     doc="LU with partial pivoting (LAPACK getrf): Out = L\\U packed, Pivots 1-based row swaps, "
         "Infos = first zero pivot (1-based) or 0",
     examples=[Example({"X": np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)}, {},
                       lambda X, **a: {"Out": np.array([[3.0, 4.0], [1 / 3, 2 / 3]], np.float32),
                                       "Pivots": np.array([2, 2], np.int32),
                                       "Infos": np.array(0, np.int32)}, grad=False),
-              Example({"X": rand(2, 4, 3)}, {}, _lu_expect, grad=False)],
+              Example({"X": rand(2, 4, 3)}, {}, _lu_expect, grad=False),
+              Example({"X": rand(2, 3, 3) + 2 * np.eye(3, dtype=np.float32)}, {}, _lu_expect)],
 )
 def lu(X, pivots):
     if not pivots:
@@ -338,6 +340,22 @@ def lu(X, pivots):
                         "factors with partial pivoting (pivot=True)")
     packed, piv, infos = lu_factor(X)
     return {"Out": packed, "Pivots": piv, "Infos": infos}
+
+
+@register_op("lu_grad", inputs=["X", "Out", "Pivots", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=[Attr("pivots", T.BOOLEAN, True)], grad_of="lu",
+             doc="square X = P L U: dX = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T, dL / dU "
+                 "the strict lower / upper parts of dOut")
+def lu_grad(X, Out, Pivots, Out_grad, pivots):
+    m, n = X.shape[-2:]
+    if m != n:
+        raise PyirError(f"lu: pyir has the gradient of square factorizations only, got "
+                        f"{m} x {n}")
+    lower, upper = unpack_lu(Out)
+    d_lower, d_upper = np.tril(Out_grad, -1), np.triu(Out_grad)
+    middle = np.tril(_mT(lower) @ d_lower, -1) + np.triu(d_upper @ _mT(upper))
+    inner = _mT(np.linalg.solve(upper, _mT(np.linalg.solve(_mT(lower), middle))))
+    return {"X@GRAD": (permutation_matrix(Pivots, m, X.dtype) @ inner).astype(X.dtype)}
 
 
 def _infer_lu_unpack(ctx):
