@@ -1,5 +1,6 @@
 """More linalg ops: `einsum`, `multi_dot`, `histogram`, `bincount`; importing this module also
-registers the linalg families split out of linalg.py (norms, matrix functions, decompositions)."""
+registers the linalg families split out of linalg.py (norms, matrix functions, decompositions,
+LU)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from . import linalg_decomp, linalg_matrix, linalg_norms  # noqa: F401  (registers their ops)
+from . import linalg_decomp, linalg_lu, linalg_matrix, linalg_norms  # noqa: F401  (their ops)
 from ._helpers import default_grad, rand
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
