@@ -18,7 +18,7 @@ def _mT(a):
     return np.swapaxes(a, -1, -2)
 
 
-# --- factor, unpack, solve -----------------------------------------------------------------------------------------
+# --- factor, unpack, solve ----------------------------------------------------------------------
 def lu_factor(a: np.ndarray):
     """LAPACK getrf: packed L\\U, 1-based row pivots (int32) and infos, over a batch."""
     m, n = a.shape[-2:]

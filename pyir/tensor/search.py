@@ -20,8 +20,8 @@ from .manipulation import cast
 
 __all__ = [
     "argmax", "argmin", "argsort", "sort", "msort", "topk", "kthvalue", "mode", "where",
-    "where_", "nonzero", "argwhere", "masked_select", "index_select", "index_sample", "searchsorted",
-    "bucketize", "unique", "unique_consecutive",
+    "where_", "nonzero", "argwhere", "masked_select", "index_select", "index_sample",
+    "searchsorted", "bucketize", "unique", "unique_consecutive",
 ]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
