@@ -3,6 +3,7 @@ live in pyir/tensor/linalg*.py; this module re-exports the names Paddle has here
 
 from __future__ import annotations
 
+from . import tensor as _tensor
 from . import unsupported as _unsupported
 from .tensor.linalg import (  # noqa: F401
     cholesky, cholesky_inverse, cholesky_solve, cond, corrcoef, cov, cross, det, eig, eigh,
@@ -22,8 +23,15 @@ __all__ = [
 ]
 
 # Paddle names of `paddle.linalg` pyir leaves out, with the reason (pyir/unsupported.py).
-# (`diagonal` comes with the manipulation family: pyir.linalg re-exports it once it exists.)
 UNSUPPORTED: dict[str, str] = {
     "fp8_fp8_half_gemm_fused": _unsupported.GPU_ONLY,
 }
-__getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)
+# Names of paddle.linalg that other families define (served from pyir.tensor when present).
+FROM_OTHER_FAMILIES = ("diagonal",)
+_left_out = _unsupported.module_getattr(__name__, UNSUPPORTED)
+
+
+def __getattr__(name: str):
+    if name in FROM_OTHER_FAMILIES and hasattr(_tensor, name):
+        return getattr(_tensor, name)
+    return _left_out(name)
