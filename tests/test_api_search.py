@@ -305,3 +305,12 @@ def test_static_where_gets_operands_of_one_shape():
     block = pyir.static.default_main_program().global_block()
     shapes = {tuple(block.var(op.input(slot)[0]).shape) for slot in ("Condition", "X", "Y")}
     assert op.type == "where" and shapes == {(3, 4)}
+
+
+def test_stable_sort_keeps_index_order_of_ties_as_paddle():
+    """Paddle 3.3.1 with stable=True orders ties by index, ascending and descending (its
+    stable=False order of ties is unspecified; pyir is always stable)."""
+    ties = np.random.default_rng(5).integers(0, 4, (3, 40)).astype(np.float32)
+    for descending in (False, True):
+        fn = lambda x, d=descending: pyir.argsort(x, descending=d, stable=True)  # noqa: E731
+        check_both(fn, [ties], lambda x, d=descending: _stable(x, -1, d))
