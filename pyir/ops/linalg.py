@@ -1,9 +1,9 @@
-"""Linear algebra ops, with gradients: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `dot`,
-`kron`, `trace`, `p_norm`, `norm` (l2 normalize), `frobenius_norm`, `dist`, `inverse`,
-`determinant`, `matrix_power`, `cross`; `cholesky` (forward only).
+"""Matrix product ops, with gradients: legacy `matmul` (alpha, transpose_X/Y), `bmm`, `dot`,
+`mv`, `addmm`, `baddbmm`, `kron`, `trace`.
 
 `matmul_v2` lives in nn.py; the legacy `matmul` differs by its `alpha` scale and its
-attribute names.
+attribute names. Norms are in linalg_norms.py, matrix functions in linalg_matrix.py,
+decompositions in linalg_decomp.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 
 from ..registry import Attr, Example, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import broadcast_shape, default_grad, rand, same_as, unbroadcast
+from ._helpers import broadcast_shape, default_grad, rand, unbroadcast
 
 _MATMUL_ATTRS = [
     Attr("transpose_X", T.BOOLEAN, False), Attr("transpose_Y", T.BOOLEAN, False),
@@ -219,320 +219,81 @@ def trace_grad(Input, Out_grad, offset, axis1, axis2):
     return {"Input@GRAD": np.ascontiguousarray(np.moveaxis(grad + moved, (-2, -1), (a1, a2)))}
 
 
-_P_NORM_ATTRS = [Attr("porder", T.FLOAT, 2.0), Attr("axis", T.INT, -1),
-                 Attr("epsilon", T.FLOAT, 1e-12), Attr("keepdim", T.BOOLEAN, False),
-                 Attr("asvector", T.BOOLEAN, False)]
+# --- mv, addmm, baddbmm ---------------------------------------------------------------------------
+@register_op(
+    "mv", inputs=["X", "Vec"], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec(tuple(ctx.input("X").shape[:1]), ctx.input("X").dtype)},
+    grad=default_grad("mv_grad"), doc="Out = X @ Vec for a matrix X [M, N] and a vector Vec [N]",
+    examples=[Example({"X": rand(3, 4), "Vec": rand(4)},
+                      expect=lambda X, Vec: {"Out": np.einsum("mn,n->m", X, Vec)})],
+)
+def mv(X, Vec):
+    return {"Out": X @ Vec}
 
 
-def _infer_p_norm(ctx):
-    x = ctx.input("X")
-    keep = ctx.attr("keepdim")
-    if ctx.attr("asvector"):
-        return {"Out": VarSpec((1,) * len(x.shape) if keep else (), x.dtype)}
-    axis = ctx.attr("axis") % len(x.shape)
-    shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keep else \
-        tuple(d for i, d in enumerate(x.shape) if i != axis)
-    return {"Out": VarSpec(shape, x.dtype)}
+@register_op("mv_grad", inputs=["X", "Vec", "Out@GRAD"], outputs=["X@GRAD", "Vec@GRAD"],
+             grad_of="mv", doc="dX = outer(dOut, Vec), dVec = X^T @ dOut")
+def mv_grad(X, Vec, Out_grad):
+    return {"X@GRAD": np.outer(Out_grad, Vec).astype(X.dtype, copy=False),
+            "Vec@GRAD": X.T @ Out_grad}
 
 
-def _norm_axis(X, axis, asvector):
-    return (X.reshape(-1), 0) if asvector else (X, axis % X.ndim)
+_ADDMM_ATTRS = [Attr("Beta", T.FLOAT, 1.0), Attr("Alpha", T.FLOAT, 1.0)]
 
 
-def _p_norm_value(x, p, axis):
-    a = np.abs(x)
-    if p == np.inf:
-        return a.max(axis=axis, keepdims=True)
-    if p == -np.inf:
-        return a.min(axis=axis, keepdims=True)
-    if p == 0:
-        return (a != 0).sum(axis=axis, keepdims=True).astype(x.dtype)
-    return (a ** p).sum(axis=axis, keepdims=True) ** (1.0 / p)
+def _infer_addmm(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    return {"Out": VarSpec(tuple(x.shape[:-1]) + (y.shape[-1],), x.dtype)}
 
 
-def _p_norm_expect(X, porder, axis=-1, keepdim=False, asvector=False, **_):
-    flat = X.reshape(-1) if asvector else X
-    ax = None if asvector else axis
-    out = np.linalg.norm(flat.astype(np.float64), ord=porder, axis=ax, keepdims=keepdim)
-    if asvector and keepdim:
-        out = np.reshape(out, (1,) * X.ndim)
-    return {"Out": np.asarray(out, X.dtype)}
+def _addmm_expect(Input, X, Y, Beta=1.0, Alpha=1.0):
+    return {"Out": (Beta * Input.astype(np.float64)
+                    + Alpha * np.einsum("...mk,...kn->...mn", X, Y)).astype(X.dtype)}
+
+
+def _scaled_product(Input, X, Y, Beta, Alpha):
+    product = np.matmul(X, Y) * np.asarray(Alpha, X.dtype)
+    return np.asarray(Beta, X.dtype) * np.broadcast_to(Input, product.shape) + product
+
+
+def _scaled_product_grads(Input, X, Y, Out_grad, Beta, Alpha):
+    g = Out_grad * np.asarray(Alpha, Out_grad.dtype)
+    return {"Input@GRAD": unbroadcast(Out_grad * np.asarray(Beta, Out_grad.dtype), Input.shape),
+            "X@GRAD": g @ np.swapaxes(Y, -1, -2), "Y@GRAD": np.swapaxes(X, -1, -2) @ g}
 
 
 @register_op(
-    "p_norm", inputs=["X"], outputs=["Out"], attrs=_P_NORM_ATTRS, infer=_infer_p_norm,
-    grad=default_grad("p_norm_grad", uses=["X", "Out"]),
-    doc="Out = (sum |X|^p)^(1/p) along axis (max / min |X| for p = +-inf, count for p = 0)",
-    examples=[
-        Example({"X": rand(3, 4)}, {"porder": 2.0, "axis": 1}, _p_norm_expect),
-        Example({"X": rand(3, 4)}, {"porder": 3.0, "axis": 0, "keepdim": True}, _p_norm_expect),
-        Example({"X": rand(2, 3)}, {"porder": 1.0, "axis": -1}, _p_norm_expect),
-        Example({"X": rand(2, 3)}, {"porder": float("inf"), "axis": -1}, _p_norm_expect),
-        Example({"X": rand(2, 3)}, {"porder": 2.0, "asvector": True}, _p_norm_expect),
-    ],
+    "addmm", inputs=["Input", "X", "Y"], outputs=["Out"], attrs=_ADDMM_ATTRS,
+    infer=_infer_addmm, grad=default_grad("addmm_grad"),
+    doc="Out = Beta * Input + Alpha * X @ Y for matrices (Input broadcast to [M, N])",
+    examples=[Example({"Input": rand(3, 4), "X": rand(3, 2), "Y": rand(2, 4)},
+                      {"Beta": 0.5, "Alpha": 2.0}, _addmm_expect),
+              Example({"Input": rand(4), "X": rand(3, 2), "Y": rand(2, 4)}, {}, _addmm_expect)],
 )
-def p_norm(X, porder, axis, epsilon, keepdim, asvector):
-    x, ax = _norm_axis(X, axis, asvector)
-    out = _p_norm_value(x, porder, ax).astype(X.dtype, copy=False)
-    if asvector:
-        return {"Out": out.reshape((1,) * X.ndim if keepdim else ())}
-    return {"Out": out if keepdim else np.squeeze(out, ax)}
+def addmm(Input, X, Y, Beta, Alpha):
+    return {"Out": _scaled_product(Input, X, Y, Beta, Alpha)}
+
+
+@register_op("addmm_grad", inputs=["Input", "X", "Y", "Out@GRAD"],
+             outputs=["Input@GRAD", "X@GRAD", "Y@GRAD"], attrs=_ADDMM_ATTRS, grad_of="addmm",
+             doc="dInput = Beta dOut (unbroadcast), dX = Alpha dOut Y^T, dY = Alpha X^T dOut")
+def addmm_grad(Input, X, Y, Out_grad, Beta, Alpha):
+    return _scaled_product_grads(Input, X, Y, Out_grad, Beta, Alpha)
 
 
 @register_op(
-    "p_norm_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"], attrs=_P_NORM_ATTRS,
-    grad_of="p_norm",
-    doc="dX = dOut * sign(X) |X|^(p-1) / max(Out, eps)^(p-1); inf norms route dOut to the "
-        "extreme elements",
+    "baddbmm", inputs=["Input", "X", "Y"], outputs=["Out"], attrs=_ADDMM_ATTRS,
+    infer=_infer_addmm, grad=default_grad("baddbmm_grad"),
+    doc="Out = Beta * Input + Alpha * X @ Y per batch, X [B, M, K], Y [B, K, N]",
+    examples=[Example({"Input": rand(2, 3, 4), "X": rand(2, 3, 2), "Y": rand(2, 2, 4)},
+                      {"Beta": -1.0, "Alpha": 0.5}, _addmm_expect)],
 )
-def p_norm_grad(X, Out, Out_grad, porder, axis, epsilon, keepdim, asvector):
-    x, ax = _norm_axis(X, axis, asvector)
-    norm = _p_norm_value(x, porder, ax)
-    g = Out_grad.reshape(norm.shape)
-    a = np.abs(x)
-    if porder in (np.inf, -np.inf):
-        dx = np.sign(x) * (a == norm) * g
-    elif porder == 0:
-        dx = np.zeros_like(x)
-    else:
-        dx = np.sign(x) * a ** (porder - 1) * g / np.maximum(norm, epsilon) ** (porder - 1)
-    return {"X@GRAD": dx.reshape(X.shape).astype(X.dtype, copy=False)}
+def baddbmm(Input, X, Y, Beta, Alpha):
+    return {"Out": _scaled_product(Input, X, Y, Beta, Alpha)}
 
 
-# --- normalization and distances: norm (l2_normalize), frobenius_norm, dist ----------------------
-_NORM_ATTRS = [Attr("axis", T.INT, 1), Attr("epsilon", T.FLOAT, 1e-10),
-               Attr("is_test", T.BOOLEAN, False)]
-
-
-def _infer_l2_normalize(ctx):
-    x = ctx.input("X")
-    axis = ctx.attr("axis") % len(x.shape)
-    return {"Out": VarSpec(x.shape, x.dtype),
-            "Norm": VarSpec(tuple(1 if i == axis else d for i, d in enumerate(x.shape)),
-                            x.dtype)}
-
-
-@register_op(
-    "norm", inputs=["X"], outputs=["Out", "Norm"], attrs=_NORM_ATTRS, infer=_infer_l2_normalize,
-    grad=default_grad("norm_grad", uses=["X", "Norm"]),
-    doc="Norm = sqrt(sum(X^2, axis) + epsilon), Out = X / Norm (F.normalize's legacy op)",
-    examples=[Example({"X": rand(3, 4)}, {"axis": 1, "epsilon": 1e-10},
-                      lambda X, axis, epsilon: {
-                          "Out": X / np.sqrt((X * X).sum(1, keepdims=True) + epsilon),
-                          "Norm": np.sqrt((X * X).sum(1, keepdims=True) + epsilon)}),
-              Example({"X": rand(2, 3, 2)}, {"axis": -3, "epsilon": 1e-6},
-                      lambda X, axis, epsilon: {
-                          "Out": X / np.sqrt((X * X).sum(0, keepdims=True) + epsilon)})],
-)
-def norm(X, axis, epsilon, is_test):
-    n = np.sqrt((X * X).sum(axis=axis, keepdims=True) + np.asarray(epsilon, X.dtype))
-    return {"Out": X / n, "Norm": n}
-
-
-@register_op("norm_grad", inputs=["X", "Norm", "Out@GRAD"], outputs=["X@GRAD"],
-             attrs=_NORM_ATTRS, grad_of="norm",
-             doc="dX = (dOut - Out * sum(dOut * Out, axis)) / Norm")
-def norm_grad(X, Norm, Out_grad, axis, epsilon, is_test):
-    out = X / Norm
-    return {"X@GRAD": (Out_grad - out * (Out_grad * out).sum(axis=axis, keepdims=True)) / Norm}
-
-
-_FRO_ATTRS = [Attr("dim", T.INTS, [0]), Attr("keep_dim", T.BOOLEAN, False),
-              Attr("reduce_all", T.BOOLEAN, False), Attr("in_dtype", T.INT, -1),
-              Attr("out_dtype", T.INT, -1)]
-
-
-def _fro_axes(X, dim, reduce_all):
-    return tuple(range(X.ndim)) if reduce_all or not dim else tuple(d % X.ndim for d in dim)
-
-
-def _infer_fro(ctx):
-    x = ctx.input("X")
-    n = len(x.shape)
-    axes = set(range(n)) if ctx.attr("reduce_all") or not ctx.attr("dim") else \
-        {d % n for d in ctx.attr("dim")}
-    keep = ctx.attr("keep_dim")
-    return {"Out": VarSpec(tuple(1 if i in axes else d for i, d in enumerate(x.shape)) if keep
-                           else tuple(d for i, d in enumerate(x.shape) if i not in axes),
-                           x.dtype)}
-
-
-@register_op(
-    "frobenius_norm", inputs=["X"], outputs=["Out"], attrs=_FRO_ATTRS, infer=_infer_fro,
-    grad=default_grad("frobenius_norm_grad", uses=["X", "Out"]),
-    doc="Out = sqrt(sum(X^2)) over dim",
-    examples=[Example({"X": rand(3, 4)}, {"dim": [0, 1]},
-                      lambda X, dim: {"Out": np.array(np.linalg.norm(X), np.float32)}),
-              Example({"X": rand(2, 3, 4)}, {"dim": [-1], "keep_dim": True},
-                      lambda X, **a: {"Out": np.linalg.norm(X, axis=-1, keepdims=True)})],
-)
-def frobenius_norm(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
-    out = np.sqrt((X * X).sum(axis=_fro_axes(X, dim, reduce_all), keepdims=keep_dim))
-    return {"Out": np.asarray(out, X.dtype)}
-
-
-@register_op("frobenius_norm_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
-             attrs=_FRO_ATTRS, grad_of="frobenius_norm", doc="dX = dOut * X / Out")
-def frobenius_norm_grad(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, out_dtype):
-    axes = _fro_axes(X, dim, reduce_all)
-    kept = tuple(1 if i in axes else d for i, d in enumerate(X.shape))
-    return {"X@GRAD": Out_grad.reshape(kept) * X / Out.reshape(kept)}
-
-
-@register_op(
-    "dist", inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("p", T.FLOAT, 2.0)],
-    infer=lambda ctx: {"Out": VarSpec((), ctx.input("X").dtype)},
-    grad=default_grad("dist_grad", uses=["X", "Y", "Out"]),
-    doc="Out = p-norm of (X - Y) over all elements, X and Y broadcast",
-    examples=[Example({"X": rand(2, 3), "Y": rand(2, 3)}, {"p": 2.0},
-                      lambda X, Y, p: {"Out": np.array(np.sqrt(((X - Y) ** 2).sum()),
-                                                       np.float32)}),
-              Example({"X": rand(2, 3), "Y": rand(3)}, {"p": 3.0},
-                      lambda X, Y, p: {"Out": np.array((np.abs(X - Y) ** 3).sum() ** (1 / 3),
-                                                       np.float32)})],
-)
-def dist(X, Y, p):
-    return {"Out": np.asarray(_p_norm_value((X - Y).reshape(-1), p, 0)[0], X.dtype)}
-
-
-@register_op("dist_grad", inputs=["X", "Y", "Out", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
-             attrs=[Attr("p", T.FLOAT, 2.0)], grad_of="dist",
-             doc="dX = dOut * sign(d) |d|^(p-1) / Out^(p-1), d = X - Y; dY = -dX (unbroadcast)")
-def dist_grad(X, Y, Out, Out_grad, p):
-    d = X - Y
-    a = np.abs(d)
-    if p in (np.inf, -np.inf):
-        g = np.sign(d) * (a == Out)
-    elif p == 0:
-        g = np.zeros_like(d)
-    else:
-        g = np.sign(d) * a ** (p - 1) / np.maximum(Out, 1e-12) ** (p - 1)
-    g = g * Out_grad
-    return {"X@GRAD": unbroadcast(g, X.shape), "Y@GRAD": unbroadcast(-g, Y.shape)}
-
-
-# --- matrix functions: inverse, determinant, matrix_power, cross, cholesky -----------------------
-def _mT(a):
-    return np.swapaxes(a, -1, -2)
-
-
-@register_op(
-    "inverse", inputs=["Input"], outputs=["Output"],
-    infer=lambda ctx: {"Output": ctx.input("Input")},
-    grad=default_grad("inverse_grad", uses=["Output"]),
-    doc="Output = Input^-1 over the last two dims",
-    examples=[Example({"Input": rand(3, 3) + 3 * np.eye(3, dtype=np.float32)},
-                      expect=lambda Input: {"Output": np.linalg.solve(
-                          Input.astype(np.float64), np.eye(3)).astype(np.float32)})],
-)
-def inverse(Input):
-    return {"Output": np.linalg.inv(Input)}
-
-
-@register_op("inverse_grad", inputs=["Output", "Output@GRAD"], outputs=["Input@GRAD"],
-             grad_of="inverse", doc="dInput = -Output^T @ dOutput @ Output^T")
-def inverse_grad(Output, Output_grad):
-    return {"Input@GRAD": -_mT(Output) @ Output_grad @ _mT(Output)}
-
-
-@register_op(
-    "determinant", inputs=["Input"], outputs=["Out"],
-    infer=lambda ctx: {"Out": VarSpec(tuple(ctx.input("Input").shape[:-2]),
-                                      ctx.input("Input").dtype)},
-    grad=default_grad("determinant_grad", uses=["Input", "Out"]),
-    doc="Out = det(Input) over the last two dims",
-    examples=[Example({"Input": rand(2, 2)}, expect=lambda Input: {"Out": np.array(
-        Input[0, 0] * Input[1, 1] - Input[0, 1] * Input[1, 0], np.float32)}),
-        Example({"Input": rand(2, 3, 3) + np.eye(3, dtype=np.float32)},
-                expect=lambda Input: {"Out": np.array([np.linalg.det(m) for m in Input],
-                                                      np.float32)})],
-)
-def determinant(Input):
-    return {"Out": np.asarray(np.linalg.det(Input), Input.dtype)}
-
-
-@register_op("determinant_grad", inputs=["Input", "Out", "Out@GRAD"], outputs=["Input@GRAD"],
-             grad_of="determinant", doc="dInput = dOut * det(Input) * Input^-T")
-def determinant_grad(Input, Out, Out_grad):
-    scale = (np.asarray(Out_grad) * np.asarray(Out))[..., None, None]
-    return {"Input@GRAD": scale * _mT(np.linalg.inv(Input))}
-
-
-def _matrix_power_terms(X, n):
-    """The base matrix and exponent: X^n, or inv(X)^|n| for negative n."""
-    return (np.linalg.inv(X), -n) if n < 0 else (X, n)
-
-
-@register_op(
-    "matrix_power", inputs=["X"], outputs=["Out"], attrs=[Attr("n", T.INT, 1)],
-    infer=same_as("X"), grad=default_grad("matrix_power_grad", uses=["X", "Out"]),
-    doc="Out = X^n by repeated products (n < 0: inverse first; n = 0: identity)",
-    examples=[Example({"X": rand(3, 3)}, {"n": 3}, lambda X, n: {"Out": X @ X @ X}),
-              Example({"X": rand(2, 2, 2) + 2 * np.eye(2, dtype=np.float32)}, {"n": -2},
-                      lambda X, n: {"Out": np.linalg.inv(X @ X)}),
-              Example({"X": rand(2, 2)}, {"n": 0},
-                      lambda X, n: {"Out": np.eye(2, dtype=np.float32)}, grad=False)],
-)
-def matrix_power(X, n):
-    return {"Out": np.linalg.matrix_power(X, n).astype(X.dtype, copy=False)}
-
-
-@register_op("matrix_power_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
-             attrs=[Attr("n", T.INT, 1)], grad_of="matrix_power",
-             doc="dB = sum_k (B^T)^k dOut (B^T)^(n-1-k) for B^n; through inverse for n < 0")
-def matrix_power_grad(X, Out, Out_grad, n):
-    base, m = _matrix_power_terms(X, n)
-    powers = [np.broadcast_to(np.eye(X.shape[-1], dtype=X.dtype), X.shape)]
-    for _ in range(max(m - 1, 0)):
-        powers.append(powers[-1] @ base)
-    d_base = sum((_mT(powers[k]) @ Out_grad @ _mT(powers[m - 1 - k]) for k in range(m)),
-                 np.zeros_like(X))
-    if n < 0:  # base = inv(X)
-        d_base = -_mT(base) @ d_base @ _mT(base)
-    return {"X@GRAD": d_base}
-
-
-def _cross_axis(shape, dim):
-    """Paddle's dim 9 (the default) means the first axis of size 3."""
-    return next(i for i, d in enumerate(shape) if d == 3) if dim == 9 else dim % len(shape)
-
-
-@register_op(
-    "cross", inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("dim", T.INT, 9)],
-    infer=same_as("X"), grad=default_grad("cross_grad"),
-    doc="Out = X x Y (3-vector cross product) along dim (9: the first axis of size 3)",
-    examples=[Example({"X": rand(2, 3), "Y": rand(2, 3)}, {"dim": 1},
-                      lambda X, Y, dim: {"Out": np.stack(
-                          [X[:, 1] * Y[:, 2] - X[:, 2] * Y[:, 1],
-                           X[:, 2] * Y[:, 0] - X[:, 0] * Y[:, 2],
-                           X[:, 0] * Y[:, 1] - X[:, 1] * Y[:, 0]], 1)}),
-              Example({"X": rand(3, 2), "Y": rand(3, 2)}, {},
-                      lambda X, Y: {"Out": np.cross(X, Y, axis=0)})],
-)
-def cross(X, Y, dim):
-    return {"Out": np.cross(X, Y, axis=_cross_axis(X.shape, dim)).astype(X.dtype, copy=False)}
-
-
-@register_op("cross_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
-             attrs=[Attr("dim", T.INT, 9)], grad_of="cross",
-             doc="dX = Y x dOut, dY = dOut x X")
-def cross_grad(X, Y, Out_grad, dim):
-    axis = _cross_axis(X.shape, dim)
-    return {"X@GRAD": np.cross(Y, Out_grad, axis=axis).astype(X.dtype, copy=False),
-            "Y@GRAD": np.cross(Out_grad, X, axis=axis).astype(X.dtype, copy=False)}
-
-
-@register_op(
-    "cholesky", inputs=["X"], outputs=["Out"], attrs=[Attr("upper", T.BOOLEAN, False)],
-    infer=same_as("X"),
-    doc="Out = L with X = L L^T (lower), or its transpose when upper (no gradient rule yet)",
-    examples=[Example({"X": np.array([[4.0, 2.0], [2.0, 3.0]], np.float32)}, {"upper": False},
-                      lambda X, upper: {"Out": np.array([[2.0, 0.0], [1.0, np.sqrt(2.0)]],
-                                                        np.float32)}),
-              Example({"X": np.array([[4.0, 2.0], [2.0, 3.0]], np.float32)}, {"upper": True},
-                      lambda X, upper: {"Out": np.array([[2.0, 1.0], [0.0, np.sqrt(2.0)]],
-                                                        np.float32)})],
-)
-def cholesky(X, upper):
-    lower = np.linalg.cholesky(X)
-    return {"Out": _mT(lower).copy() if upper else lower}
+@register_op("baddbmm_grad", inputs=["Input", "X", "Y", "Out@GRAD"],
+             outputs=["Input@GRAD", "X@GRAD", "Y@GRAD"], attrs=_ADDMM_ATTRS,
+             grad_of="baddbmm", doc="as addmm_grad, per batch")
+def baddbmm_grad(Input, X, Y, Out_grad, Beta, Alpha):
+    return _scaled_product_grads(Input, X, Y, Out_grad, Beta, Alpha)
