@@ -18,6 +18,7 @@ functions share; each refuses bad input with a `BuildError` that names the op.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any
 
@@ -179,6 +180,7 @@ def inplace_of(fn, public_name: str):
         raise BuildError(f"{public_name} needs a Variable or Tensor, got {type(x).__name__}",
                          Where(op_type=public_name))
 
+    functools.update_wrapper(inplace, fn)  # its signature is fn's (inspect follows __wrapped__)
     inplace.__name__ = inplace.__qualname__ = public_name
     inplace.__doc__ = f"In-place `{fn.__name__}`: x = {fn.__name__}(x, ...), returns x."
     return inplace
