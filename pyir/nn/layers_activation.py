@@ -253,7 +253,7 @@ class Maxout(Layer):
         c = x.shape[axis]
         if c % self._groups:
             raise BuildError(f"Maxout: channels {c} are not divisible by groups {self._groups}")
-        shape = [0] * axis + [c // self._groups, self._groups] + [0] * (n - axis - 1)
+        shape = [0] * axis + [c // self._groups, self._groups] + list(x.shape[axis + 1:])
         return tmath.max(manip.reshape(x, shape), axis=axis + 1)
 
 

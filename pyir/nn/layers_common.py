@@ -8,6 +8,7 @@ import math
 from ..dispatch import out
 from ..errors import BuildError
 from ..tensor import manipulation as manip
+from ..tensor import linalg as tlinalg
 from ..tensor import math as tmath
 from . import _ops
 from .layer_base import Layer
@@ -79,7 +80,7 @@ class Bilinear(Layer):
     def forward(self, x1, x2):
         i1, i2, o = self._sizes
         w = manip.reshape(manip.transpose(self.weight, [1, 0, 2]), [i1, o * i2])
-        mixed = manip.reshape(tmath.matmul(x1, w), [-1, o, i2])
+        mixed = manip.reshape(tlinalg.matmul(x1, w), [-1, o, i2])
         y = tmath.sum(mixed * manip.unsqueeze(x2, 1), axis=-1)
         return y if self.bias is None else y + self.bias
 

@@ -10,6 +10,7 @@ from ..dispatch import out
 from ..errors import BuildError
 from ..tensor import manipulation as manip
 from ..tensor import math as tmath
+from ..tensor import stat as tstat
 from . import _ops
 from . import functional as F
 from .layer_base import Layer
@@ -261,7 +262,7 @@ class MultiLabelSoftMarginLoss(_Loss):
         loss = -(label * log_sig + (1.0 - label) * log_sig_neg)
         if self.weight is not None:
             loss = loss * self.weight
-        return self._reduce(tmath.mean(loss, axis=-1))
+        return self._reduce(tstat.mean(loss, axis=-1))
 
 
 class TripletMarginLoss(_Loss):
