@@ -357,6 +357,8 @@ class _AdaptivePool(Layer):
             return out("pool3d", {"X": x}, {"pooling_type": self.kind, "ksize": sizes,
                                             "adaptive": True,
                                             "data_format": self._data_format})
+        if self.kind == "max":
+            return _adaptive_max(x, sizes, spatial, self._data_format.startswith("NC"), who)
         if self.dims == 1:
             y = _ops.pool2d(manip.unsqueeze(x, 2), self.kind, [1] + sizes, [1, 1], [0, 0],
                             adaptive=True)
@@ -366,6 +368,29 @@ class _AdaptivePool(Layer):
 
     def extra_repr(self):
         return f"output_size={self._output_size}"
+
+
+def _adaptive_max(x, sizes, spatial, channel_first: bool, who: str):
+    """Adaptive max pooling: the maximum over window i = [floor(i*n/out), ceil((i+1)*n/out))
+    per spatial axis, one reduce_max per output cell. (pool2d's `adaptive` flag keeps fixed
+    windows for max, as Paddle's pool2d kernel does; Paddle's layer uses
+    max_pool2d_with_index, which pyir does not have.)"""
+    if any(int(d) < 0 for d in spatial):
+        raise BuildError(f"{who}: the spatial size of the input must be known, got "
+                         f"{list(spatial)}")
+    axes = list(range(2, 2 + len(sizes))) if channel_first else \
+        list(range(1, 1 + len(sizes)))
+
+    def cells(depth: int, starts: list, ends: list):
+        if depth == len(sizes):
+            window = manip.slice(x, axes, starts, ends)
+            return _ops.reduce("reduce_max", window, axes, keepdim=True)
+        n, m = int(spatial[depth]), sizes[depth]
+        parts = [cells(depth + 1, starts + [(i * n) // m], ends + [-(-((i + 1) * n) // m)])
+                 for i in range(m)]
+        return manip.concat(parts, axis=axes[depth])
+
+    return cells(0, [], [])
 
 
 def _adaptive(name: str, dims: int, kind: str):
