@@ -94,10 +94,17 @@ def conv_nd(x, weight, bias, strides, paddings, dilations, groups, data_format, 
         depthwise = channels == groups and channels != 1 and weight.shape[0] % channels == 0
         y = out("depthwise_conv2d" if depthwise else "conv2d", {"Input": x, "Filter": weight},
                 attrs, slot="Output")
-    if bias is not None:
-        y = out("elementwise_add", {"X": y, "Y": bias},
-                {"axis": 1 if data_format == "NCHW" else -1})
-    return y
+    return add_channel_bias(y, bias, 1 if data_format == "NCHW" else 3)
+
+
+def add_channel_bias(y, bias, channel_axis: int):
+    """y + bias on the channel axis: Paddle 3's legacy mode reshapes the bias to
+    [1, C, 1, ...] (`reshape2`) and adds with axis -1."""
+    if bias is None:
+        return y
+    shape = [1] * len(y.shape)
+    shape[channel_axis] = bias.shape[0]
+    return out("elementwise_add", {"X": y, "Y": manip.reshape(bias, shape)}, {"axis": -1})
 
 
 def pool2d(x, pooling_type, ksize, strides, paddings, ceil_mode=False, exclusive=True,

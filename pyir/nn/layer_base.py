@@ -148,12 +148,14 @@ class Layer:
                                 default_initializer=default_initializer, is_bias=is_bias)
 
     def create_variable(self, name=None, persistable=None, dtype=None):
-        """A variable of the layer's dtype: eager, an empty Tensor; static, a variable of the
-        main program named `<full_name>.<name>` or `<full_name>.var_N`."""
-        name = name or unique_name.generate(f"{self._full_name}.var")
+        """A variable of the layer's dtype named `<full_name>.<name>` (or
+        `<full_name>._generated_var_N`): eager, a 0-d Tensor; static, a variable of the main
+        program."""
+        name = f"{self._full_name}.{name}" if name else \
+            unique_name.generate(f"{self._full_name}._generated_var")
         dtype = dtypes.to_numpy(dtype or self._dtype)
         if not framework.static_mode[0]:
-            tensor = Tensor(np.zeros([0], dtype), name=name)
+            tensor = Tensor(np.zeros([], dtype), name=name)
             tensor.persistable = bool(persistable)
             return tensor
         return framework.default_main_program().current_block().create_var(

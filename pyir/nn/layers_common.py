@@ -111,7 +111,8 @@ class Embedding(Layer):
         return _ops.embedding(x, self.weight, self._padding_idx)
 
     def extra_repr(self):
-        return f"{self._num_embeddings}, {self._embedding_dim}, sparse={self._sparse}"
+        return f"{self._num_embeddings}, {self._embedding_dim}, sparse={self._sparse}, " \
+               f"scale_grad_by_freq=False"
 
 
 class Identity(Layer):
@@ -183,7 +184,7 @@ class Dropout(Layer):
         return _dropout_along(input, self.p, self.axis, self.training, self.mode)
 
     def extra_repr(self):
-        return f"p={self.p}, axis={self.axis}, mode={self.mode}"
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}, inplace=False"
 
 
 def _dropout_along(x, p, axis, training, mode):

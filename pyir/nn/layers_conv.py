@@ -80,6 +80,7 @@ class _ConvNd(Layer):
         self._output_padding = ntuple(output_padding, n, "output_padding", who)
         self._padding_mode = padding_mode
         self._padding, self._algorithm = paddings_of(padding, n, who)
+        self._padding_arg = padding
         self._data_format = data_format or {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n]
         self._channel_last = self._data_format in ("NLC", "NHWC", "NDHWC")
         if self.transposed:
@@ -142,10 +143,7 @@ class _ConvNd(Layer):
                          [0] + self._output_padding if any(self._output_padding) else [],
                          [1] + size if size else [])
         y = manip.squeeze(y, at)
-        if self.bias is not None:
-            y = out("elementwise_add", {"X": y, "Y": self.bias},
-                    {"axis": -1 if self._channel_last else 1})
-        return y
+        return _ops.add_channel_bias(y, self.bias, 2 if self._channel_last else 1)
 
     def _forward_3d(self, x, paddings, size):
         op_type = "conv3d_transpose" if self.transposed else "conv3d"
@@ -157,17 +155,14 @@ class _ConvNd(Layer):
             attrs.update(output_padding=self._output_padding if any(self._output_padding)
                          else [], output_size=size)
         y = out(op_type, {"Input": x, "Filter": self.weight}, attrs, slot="Output")
-        if self.bias is not None:
-            y = out("elementwise_add", {"X": y, "Y": self.bias},
-                    {"axis": -1 if self._channel_last else 1})
-        return y
+        return _ops.add_channel_bias(y, self.bias, 4 if self._channel_last else 1)
 
     def extra_repr(self):
         text = f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}"
         if self._stride != [1] * self.dims:
             text += f", stride={self._stride}"
-        if any(self._padding):
-            text += f", padding={self._padding}"
+        if self._padding_arg != 0:
+            text += f", padding={self._padding_arg}"
         if self._padding_mode != "zeros":
             text += f", padding_mode={self._padding_mode}"
         if self._dilation != [1] * self.dims:
