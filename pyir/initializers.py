@@ -371,7 +371,8 @@ class Bilinear(_ValueInitializer):
         f = math.ceil(size / 2.0)
         c = (2 * f - 1 - f % 2) / (2.0 * f)
         i = np.arange(int(np.prod(shape)))
-        x, y = i % size, (i // size) % size
+        # Paddle divides i / size in floating point (not //): its values, kept here
+        x, y = i % size, (i / size) % size
         weight = (1 - np.abs(x / f - c)) * (1 - np.abs(y / f - c))
         return weight.reshape(shape).astype(dtypes.to_numpy(dtype))
 
