@@ -75,8 +75,13 @@ class EagerParameter(Tensor):
         >>> pyir.nn.Linear(2, 3).weight.trainable      # True
     """
 
-    def __init__(self, value, name: str, trainable: bool = True):
-        super().__init__(value, stop_gradient=not trainable, name=name)
+    def __init__(self, value, name: str | None = None, trainable: bool = True,
+                 requires_grad: bool | None = None):
+        if isinstance(value, Tensor):
+            value = value.numpy()
+        trainable = trainable if requires_grad is None else bool(requires_grad)
+        name = name or unique_name.generate("_eager_param_base")
+        super().__init__(np.array(value, copy=True), stop_gradient=not trainable, name=name)
         self.persistable = True
         self.optimize_attr = {"learning_rate": 1.0}
         self.regularizer = None

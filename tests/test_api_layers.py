@@ -526,3 +526,19 @@ def test_static_rnn_needs_a_known_length():
     with pyir.static.program_guard(main, startup):
         with pytest.raises(BuildError, match="sequence length .* must be known"):
             nn.GRU(3, 4)(pyir.static.data("x", [2, -1, 3]))
+
+
+def test_sync_batch_norm_is_batch_norm_and_parameter(eager):
+    x = RNG.standard_normal((4, 3, 2, 2)).astype("float32")
+    sync, plain = nn.SyncBatchNorm(3), nn.BatchNorm2D(3)
+    np.testing.assert_allclose(sync(pyir.to_tensor(x)).numpy(),
+                               plain(pyir.to_tensor(x)).numpy(), rtol=1e-6)
+    assert nn.SyncBatchNorm.convert_sync_batchnorm(plain) is plain
+    assert list(sync.state_dict()) == ["weight", "bias", "_mean", "_variance"]
+    p = nn.Parameter(pyir.to_tensor(np.ones((2, 3), "float32")))
+    assert not p.stop_gradient and p.trainable and p.persistable
+    assert p.name.startswith("_eager_param_base_")  # Paddle 3.3.1's stem
+    assert nn.Parameter(np.zeros(2), requires_grad=False).stop_gradient
+    layer = nn.Layer()
+    layer.p = p
+    assert list(layer.state_dict()) == ["p"]

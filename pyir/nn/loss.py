@@ -19,7 +19,8 @@ __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "BCEWithLogitsLoss", "NLLLoss", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "CosineEmbeddingLoss",
            "MultiLabelSoftMarginLoss", "TripletMarginLoss", "PoissonNLLLoss",
-           "GaussianNLLLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss"]
+           "GaussianNLLLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
+           "MultiLabelMarginLoss"]
 
 
 class CrossEntropyLoss(Layer):
@@ -364,3 +365,28 @@ class MultiMarginLoss(_Loss):
             manip.unsqueeze(_gather_weight(self.weight, label), 1) * own
         loss = (tmath.sum(hinge, axis=1, keepdim=True) - own_term) * (1.0 / input.shape[1])
         return self._reduce(manip.squeeze(loss, 1))
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Per sample: sum over target classes j (label entries before the first -1) and
+    non-target classes i of max(0, 1 - (x[j] - x[i])), divided by the number of classes."""
+
+    def forward(self, input, label):
+        if len(input.shape) != 2 or list(label.shape) != list(input.shape):
+            raise BuildError(f"MultiLabelMarginLoss: expected input and label of the same 2-D "
+                             f"shape, got {list(input.shape)} and {list(label.shape)}")
+        classes = input.shape[1]
+        valid = _ops.cast(label >= 0, input.dtype)
+        valid = out("cumprod", {"X": valid}, {"dim": 1})  # targets end at the first -1
+        safe = _ops.where(label >= 0, label, _ops.zeros_like(label))
+        picked = out("take_along_axis", {"Input": input, "Index": safe}, {"Axis": 1},
+                     slot="Result")  # x[y_j]: [N, J]
+        hot = out("one_hot_v2", {"X": safe}, {"depth": classes,
+                                              "dtype": 5 if input.dtype == "float32" else 6})
+        is_target = tmath.max(hot * manip.unsqueeze(_ops.cast(valid, hot.dtype), 2), axis=1)
+        hinge = 1.0 - manip.unsqueeze(picked, 2) + manip.unsqueeze(input, 1)  # [N, J, C]
+        hinge = _ops.maximum(hinge, _ops.zeros_like(hinge))
+        mask = manip.unsqueeze(valid, 2) * manip.unsqueeze(1.0 - _ops.to_dtype(is_target, input),
+                                                           1)
+        loss = tmath.sum(tmath.sum(hinge * mask, axis=2), axis=1) * (1.0 / classes)
+        return self._reduce(loss)

@@ -15,6 +15,10 @@ LAB = (P2 > 0.5).astype("float32")
 IDS = np.array([[2, 3], [9, 1]], "int64")
 CLS = np.array([0, 3, 1], "int64")
 SIGN = np.sign(X2).astype("float32")
+FOLD_IN = _rng.standard_normal((2, 12, 12)).astype("float32")
+FOLD_IN2 = _rng.standard_normal((1, 8, 9)).astype("float32")
+SN_W = _rng.standard_normal((3, 4, 2)).astype("float32")
+MULTI = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 2, 0, 0]], "int64")
 CLASS_W = np.array([1.0, 2.0, 3.0, 4.0], "float32")
 
 # name: (make(nn, tensor) -> layer, inputs, train mode, keyword inputs)
@@ -96,6 +100,17 @@ CASES = {
     "KLDivLoss_batchmean": (lambda nn, T: nn.KLDivLoss("batchmean"), [X2, P2]),
     "BCEWithLogitsLoss_pos_weight": (lambda nn, T: nn.BCEWithLogitsLoss(pos_weight=T(CLASS_W)),
                                      [X2, LAB]),
+    "Unfold": (lambda nn, T: nn.Unfold([2, 3], dilations=[1, 2], paddings=1,
+                                       strides=[2, 1]), [X4]),
+    "Unfold_pad4": (lambda nn, T: nn.Unfold(2, paddings=[1, 0, 2, 1]), [X4]),
+    "Fold": (lambda nn, T: nn.Fold([5, 6], [2, 3], strides=[2, 1], paddings=1,
+                                   dilations=[1, 2]), [FOLD_IN]),
+    "Fold_plain": (lambda nn, T: nn.Fold([4, 4], 2), [FOLD_IN2]),
+    "SpectralNorm": (lambda nn, T: nn.SpectralNorm([3, 4, 2], dim=1, power_iters=3),
+                     [SN_W]),
+    "MultiLabelMarginLoss_mean": (lambda nn, T: nn.MultiLabelMarginLoss(), [X2, MULTI]),
+    "MultiLabelMarginLoss_none": (lambda nn, T: nn.MultiLabelMarginLoss("none"),
+                                  [X2, MULTI]),
 }
 
 ACTIVATIONS = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Silu", "Swish", "Mish", "Softsign",
