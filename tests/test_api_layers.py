@@ -496,7 +496,7 @@ def test_dropout_channels_and_training(eager):
     (lambda: nn.MSELoss(reduction="avg"), "reduction must be one of"),
     (lambda: nn.GroupNorm(3, 4), r"num_channels \(4\) must be divisible by num_groups"),
     (lambda: nn.BatchNorm2D(0), "num_features must be a positive int"),
-    (lambda: nn.MaxPool2D(2, return_mask=True), "return_mask"),
+    (lambda: nn.MaxPool3D(2, return_mask=True), "return_mask"),
     (lambda: nn.Upsample(scale_factor=2, align_corners=True), "align_corners"),
     (lambda: nn.SimpleRNNCell(3, 4, activation="gelu"), "activation must be"),
     (lambda: nn.Pad2D([1, 2]), "padding must be an int or 4 ints"),
@@ -542,3 +542,40 @@ def test_sync_batch_norm_is_batch_norm_and_parameter(eager):
     layer = nn.Layer()
     layer.p = p
     assert list(layer.state_dict()) == ["p"]
+
+
+def test_max_pool_mask_and_unpool_match_paddle(eager):
+    x = np.arange(12, dtype="float32").reshape(1, 3, 4) * np.array([1, -1, 1, -1], "float32")
+    y, mask = nn.MaxPool2D(2, 1, padding=1, return_mask=True)(pyir.to_tensor(x.reshape(1, 1, 3,
+                                                                                          4)))
+    # Paddle 3.3.1:
+    assert y.numpy().tolist() == [[[[0, 0, 2, 2, -3], [4, 4, 6, 6, -3], [8, 8, 10, 10, -7],
+                                     [8, 8, 10, 10, -11]]]]
+    assert mask.numpy().tolist() == [[[[0, 0, 2, 2, 3], [4, 4, 6, 6, 3], [8, 8, 10, 10, 7],
+                                        [8, 8, 10, 10, 11]]]]
+    back = nn.MaxUnPool2D(2, 1, padding=1)(y, mask)
+    assert back.numpy().tolist() == [[[[0, 0, 2, -3], [4, 0, 6, -7], [8, 0, 10, -11]]]]
+    y1, m1 = nn.MaxPool1D(2, 2, return_mask=True)(pyir.to_tensor(x))
+    assert y1.numpy().tolist() == [[[0, 2], [4, 6], [8, 10]]]
+    assert m1.numpy().tolist() == [[[0, 2], [0, 2], [0, 2]]]
+    np.testing.assert_array_equal(nn.MaxUnPool1D(2)(y1, m1).numpy(),
+                                  np.where(np.arange(4) % 2 == 0, x, 0))
+    with pytest.raises(BuildError, match="same 4-D shape"):
+        nn.MaxUnPool2D(2)(y, m1)
+    with pytest.raises(BuildError, match="return_mask=True is supported"):
+        nn.MaxPool2D(2, return_mask=True, data_format="NHWC")
+
+
+def test_max_pool_mask_static_and_gradient():
+    x = np.random.default_rng(2).standard_normal((2, 3, 5, 4)).astype("float32")
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, startup):
+        y, mask = nn.MaxPool2D(3, 2, padding=1, ceil_mode=True, return_mask=True)(
+            pyir.static.data("x", [-1, 3, 5, 4]))
+        plain = nn.MaxPool2D(3, 2, padding=1, ceil_mode=True)(pyir.static.data("x2",
+                                                                                [-1, 3, 5, 4]))
+    vals, idx, ref = Executor().run(main, feed={"x": x, "x2": x}, fetch_list=[y, mask, plain])
+    np.testing.assert_allclose(vals, ref)
+    flat = x.reshape(2, 3, -1)
+    np.testing.assert_allclose(np.take_along_axis(flat, idx.reshape(2, 3, -1).astype("int64"),
+                                                  2).reshape(vals.shape), vals)

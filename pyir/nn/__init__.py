@@ -28,7 +28,8 @@ _ALIASES = {  # Paddle's lower-case `d` spellings and torch-style names
     "AdaptiveMaxPool2d": "AdaptiveMaxPool2D", "AdaptiveMaxPool3d": "AdaptiveMaxPool3D",
     "LPPool1d": "LPPool1D", "LPPool2d": "LPPool2D", "UpsamplingNearest2d": "UpsamplingNearest2D",
     "UpsamplingBilinear2d": "UpsamplingBilinear2D", "Module": "Layer",
-    "ModuleList": "LayerList", "ModuleDict": "LayerDict",
+    "ModuleList": "LayerList", "ModuleDict": "LayerDict", "MaxUnpool1d": "MaxUnPool1D",
+    "MaxUnpool2d": "MaxUnPool2D", "MaxUnpool3d": "MaxUnPool3D",
     **{f"{kind}Pad{n}d": f"{kind}Pad{n}D" for kind in ("Constant", "Zero", "Reflection",
                                                        "Replication", "Circular")
        for n in (1, 2, 3)},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import registry
+from .. import dtypes, registry
 from ..dispatch import out
 from ..errors import BuildError
 from ..initializers import Normal
@@ -18,7 +18,7 @@ __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
            "AvgPool3D", "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D",
            "AdaptiveMaxPool1D", "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "LPPool1D",
-           "LPPool2D"]
+           "LPPool2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
 
 
 def ntuple(value, n: int, what: str, who: str) -> list[int]:
@@ -215,9 +215,11 @@ class _Pool(Layer):
                  return_mask=False, data_format=None, divisor_override=None):
         super().__init__()
         who, n = type(self).__name__, self.dims
-        if return_mask:
-            raise BuildError(f"{who}: return_mask=True needs the max_pool*_with_index op, "
-                             f"which pyir does not have yet")
+        if return_mask and (n == 3 or self.kind != "max" or
+                            data_format not in (None, "NCL", "NCHW")):
+            raise BuildError(f"{who}: return_mask=True is supported for channel-first 1-D "
+                             f"and 2-D max pooling")
+        self._return_mask = bool(return_mask)
         if divisor_override is not None:
             raise BuildError(f"{who}: divisor_override is not supported")
         self._kernel = ntuple(kernel_size, n, "kernel_size", who)
@@ -241,6 +243,15 @@ class _Pool(Layer):
                 "paddings": self._padding, "exclusive": self._exclusive, "adaptive": False,
                 "ceil_mode": self._ceil_mode, "data_format": self._data_format,
                 "padding_algorithm": self._algorithm, "global_pooling": False})
+        if self._return_mask:
+            if self.dims == 1:
+                value, mask = _max_pool_with_mask(manip.unsqueeze(x, 2), [1] + self._kernel,
+                                                  [1] + self._stride,
+                                                  [0, 0] + _two_sided(self._padding, 1),
+                                                  self._ceil_mode, who)
+                return manip.squeeze(value, 2), manip.squeeze(mask, 2)
+            return _max_pool_with_mask(x, self._kernel, self._stride,
+                                       _two_sided(self._padding, 2), self._ceil_mode, who)
         if self.dims == 1:
             at = 1 if self._data_format == "NLC" else 2
             pads = [0, 0] + self._padding if len(self._padding) == 2 else [0] + self._padding
@@ -254,6 +265,50 @@ class _Pool(Layer):
 
     def extra_repr(self):
         return f"kernel_size={self._kernel}, stride={self._stride}, padding={self._padding}"
+
+
+def _two_sided(paddings: list[int], dims: int) -> list[int]:
+    """[before0, after0, before1, after1, ...] from per-axis or two-sided paddings."""
+    if len(paddings) == 2 * dims:
+        return list(paddings)
+    return [p for p in paddings for _ in range(2)]
+
+
+def _max_pool_with_mask(x, kernel, stride, pads, ceil_mode, who):
+    """(max, flat index of the max within each H*W plane) of NCHW max pooling, from the
+    windows as strided slices of the input padded with -inf."""
+    h, w = int(x.shape[2]), int(x.shape[3])
+    if h < 0 or w < 0:
+        raise BuildError(f"{who}: return_mask needs known spatial sizes, got {[h, w]}")
+    (kh, kw), (sh, sw), (top, bottom, left, right) = kernel, stride, pads
+
+    def out_len(size, k, s, before, after):
+        span = size + before + after - k
+        return (span + s - 1) // s + 1 if ceil_mode else span // s + 1
+
+    oh, ow = out_len(h, kh, sh, top, bottom), out_len(w, kw, sw, left, right)
+    extra_h = max(0, (oh - 1) * sh + kh - (h + top + bottom))
+    extra_w = max(0, (ow - 1) * sw + kw - (w + left + right))
+    padded = manip.squeeze(_ops.pad3d(manip.unsqueeze(x, 2),
+                                      [left, right + extra_w, top, bottom + extra_h, 0, 0],
+                                      "constant", -3.0e38, "NCDHW"), 2)
+    windows = [out("strided_slice", {"Input": padded},
+                   {"axes": [2, 3], "starts": [i, j],
+                    "ends": [i + (oh - 1) * sh + 1, j + (ow - 1) * sw + 1],
+                    "strides": [sh, sw], "infer_flags": [1, 1], "decrease_axis": []})
+               for i in range(kh) for j in range(kw)]
+    stacked = manip.stack(windows, axis=4)  # [N, C, oh, ow, K]
+    value = tmath.max(stacked, axis=4)
+    tap = out("arg_max", {"X": stacked}, {"axis": 4, "keepdims": False, "flatten": False,
+                                          "dtype": 3})
+    rows = np.arange(oh)[:, None, None] * sh - top + np.arange(kh).repeat(kw)[None, None, :]
+    cols = np.arange(ow)[None, :, None] * sw - left + np.tile(np.arange(kw), kh)[None, None, :]
+    flat = (rows * w + cols).astype("float64")  # [oh, ow, K]: the input index of each tap
+    table = out("assign_value", {}, {"shape": list(flat.shape), "dtype": 6,
+                                     "values": [float(v) for v in flat.ravel()]}, like=x)
+    hot = out("one_hot_v2", {"X": tap}, {"depth": kh * kw, "dtype": 6})
+    index = _ops.cast(tmath.sum(hot * table, axis=-1), "int32")
+    return value, index
 
 
 class MaxPool1D(_Pool):
@@ -435,3 +490,60 @@ class LPPool1D(_LPPool):
 
 class LPPool2D(_LPPool):
     """(sum over windows of x^p)^(1/p) of NCHW input."""
+
+
+class _MaxUnPool(Layer):
+    dims = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format=None,
+                 output_size=None, name=None):
+        super().__init__()
+        who, n = type(self).__name__, self.dims
+        self._kernel = ntuple(kernel_size, n, "kernel_size", who)
+        self._stride = self._kernel if stride is None else ntuple(stride, n, "stride", who)
+        self._padding = ntuple(padding, n, "padding", who)
+        self._output_size = output_size
+        fmt = data_format or {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n]
+        if not fmt.startswith("NC"):
+            raise BuildError(f"{who}: only channel-first data formats are supported, got {fmt}")
+
+    def forward(self, x, indices, output_size=None):
+        """Scatter each value of x to its index (from max pooling with return_mask) in a zero
+        tensor of the unpooled size (`put_along_axis` on the flattened planes)."""
+        who = type(self).__name__
+        if len(x.shape) != self.dims + 2 or list(indices.shape) != list(x.shape):
+            raise BuildError(f"{who}: expected x and indices of the same {self.dims + 2}-D "
+                             f"shape, got {list(x.shape)} and {list(indices.shape)}")
+        size = output_size or self._output_size
+        if size is None:
+            size = [(int(d) - 1) * s - 2 * p + k for d, s, p, k in
+                    zip(x.shape[2:], self._stride, self._padding, self._kernel)]
+        else:
+            size = list(size)[-self.dims:]
+        channels = int(x.shape[1])
+        flat_x = manip.reshape(x, [0, channels, -1])
+        flat_i = manip.reshape(_ops.cast(indices, "int64"), [0, channels, -1])
+        zeros = out("fill_constant_batch_size_like", {"Input": flat_x},
+                    {"shape": [-1, channels, int(np.prod(size))], "value": 0.0,
+                     "dtype": dtypes.to_code(x.dtype), "input_dim_idx": 0,
+                     "output_dim_idx": 0})
+        placed = out("put_along_axis", {"Input": zeros, "Index": flat_i, "Value": flat_x},
+                     {"Axis": 2, "Reduce": "assign", "Include_self": True}, slot="Result")
+        return manip.reshape(placed, [0, channels] + size)
+
+
+class MaxUnPool1D(_MaxUnPool):
+    """The partial inverse of MaxPool1D(return_mask=True): values back at their indices."""
+
+    dims = 1
+
+
+class MaxUnPool2D(_MaxUnPool):
+    """The partial inverse of MaxPool2D(return_mask=True): values back at their indices,
+    zeros elsewhere."""
+
+
+class MaxUnPool3D(_MaxUnPool):
+    """The partial inverse of 3-D max pooling with indices."""
+
+    dims = 3

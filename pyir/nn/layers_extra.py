@@ -7,7 +7,9 @@ import numpy as np
 
 from ..dispatch import out
 from ..errors import BuildError
-from ..initializers import Normal
+from ..framework import default_main_program, default_startup_program, unique_name
+from ..eager import Tensor
+from ..initializers import Assign, Normal
 from ..layer_helper import EagerParameter, ParamAttr
 from ..tensor import linalg as tlinalg
 from ..tensor import manipulation as manip
@@ -16,7 +18,7 @@ from . import _ops
 from .layer_base import Layer
 from .layers_norm import _BatchNormBase
 
-__all__ = ["Unfold", "Fold", "SpectralNorm", "SyncBatchNorm", "Parameter"]
+__all__ = ["Unfold", "Fold", "SpectralNorm", "SyncBatchNorm", "Parameter", "spectral_norm"]
 
 Parameter = EagerParameter
 
@@ -185,3 +187,82 @@ class SyncBatchNorm(_BatchNormBase):
     def convert_sync_batchnorm(cls, layer):
         """The layer unchanged: its batch norms already see the whole batch."""
         return layer
+
+
+def spectral_norm(layer, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12,
+                  dim=None):
+    """Reparameterize `layer.<name>` as <name>_orig / sigma (its largest singular value,
+    estimated by power iteration from the buffers <name>_u, <name>_v, which training-mode
+    calls update eagerly). Returns the layer.
+
+    Example:
+        >>> fc = pyir.nn.spectral_norm(pyir.nn.Linear(4, 3))
+    """
+    weight = layer._parameters.get(name)
+    if weight is None:
+        raise BuildError(f"spectral_norm: {type(layer).__name__} has no parameter {name!r}")
+    if not isinstance(n_power_iterations, int) or n_power_iterations < 0:
+        raise BuildError(f"spectral_norm: n_power_iterations must be an int >= 0, got "
+                         f"{n_power_iterations!r}")
+    if dim is None:
+        transposed = ("Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose", "Linear")
+        dim = 1 if type(layer).__name__ in transposed else 0
+    shape = list(weight.shape)
+    dim %= len(shape)
+    h = shape[dim]
+    w = int(np.prod(shape)) // h
+    del layer._parameters[name]
+    layer.add_parameter(name + "_orig", weight)
+    rng = np.random.default_rng()
+    u, v = rng.normal(size=h), rng.normal(size=w)
+    dtype = np.dtype(weight.dtype)
+    for suffix, value in (("_u", u), ("_v", v)):
+        value = (value / max(np.linalg.norm(value), eps)).astype(dtype)
+        layer.register_buffer(name + suffix, _buffer(value, weight))
+
+    def matrix(wt):
+        perm = [dim] + [d for d in range(len(shape)) if d != dim]
+        return manip.reshape(manip.transpose(wt, perm) if dim else wt, [h, -1])
+
+    def normalize(x):
+        norm = tmath.sqrt(tmath.sum(x * x))
+        return x / tmath.clip(norm, eps, np.inf)
+
+    def hook(module, inputs):
+        orig = module._parameters[name + "_orig"]
+        mat = matrix(orig)
+        u_buf, v_buf = module._buffers[name + "_u"], module._buffers[name + "_v"]
+        u_now, v_now = u_buf, v_buf
+        if module.training and n_power_iterations:
+            frozen = Tensor(orig.numpy()) if isinstance(orig, Tensor) else orig
+            fmat = matrix(frozen)
+            for _ in range(n_power_iterations):
+                v_now = normalize(tlinalg.matmul(fmat, manip.unsqueeze(u_now, 1),
+                                                 transpose_x=True))
+                v_now = manip.squeeze(v_now, 1)
+                u_now = manip.squeeze(normalize(tlinalg.matmul(
+                    fmat, manip.unsqueeze(v_now, 1))), 1)
+            if isinstance(u_buf, Tensor):  # eager: the buffers keep the iteration
+                u_buf._value, v_buf._value = u_now.numpy().copy(), v_now.numpy().copy()
+                u_now, v_now = Tensor(u_buf.numpy()), Tensor(v_buf.numpy())
+        sigma = tmath.sum(u_now * manip.squeeze(tlinalg.matmul(
+            mat, manip.unsqueeze(v_now, 1)), 1))
+        module.register_buffer(name, orig / sigma, persistable=False)
+
+    layer.register_forward_pre_hook(hook)
+    hook(layer, ())
+    return layer
+
+
+def _buffer(value: np.ndarray, like):
+    """A buffer holding `value`: an eager Tensor, or a persistable static variable filled by
+    an assign_value op in the startup program."""
+    if isinstance(like, Tensor):
+        return Tensor(value)
+    var_name = unique_name.generate(like.name + ".buffer")
+    var = default_main_program().global_block().create_var(var_name, value.dtype,
+                                                           list(value.shape), persistable=True)
+    init = default_startup_program().global_block().create_var(
+        var_name, value.dtype, list(value.shape), persistable=True)
+    Assign(value)(init)
+    return var
