@@ -47,7 +47,8 @@ def test_eager_matches_paddle(name):
     if not train:
         layer.eval()
     out = layer(*[pyir.to_tensor(a) for a in inputs],
-                **{k: pyir.to_tensor(v) for k, v in kwargs.items()})
+                **{k: tuple(pyir.to_tensor(a) for a in v) if isinstance(v, tuple)
+                   else pyir.to_tensor(v) for k, v in kwargs.items()})
     np.testing.assert_allclose(_first(out).numpy(), GOLDEN[f"{name}/out"], rtol=1e-4,
                                atol=1e-5)
     if f"{name}/mean" in GOLDEN:  # running statistics updated as Paddle updates them
@@ -64,10 +65,15 @@ def test_static_matches_paddle(name):
         if not train:
             layer.eval()
         feeds = {f"in{i}": a for i, a in enumerate(inputs)}
-        feeds.update(kwargs)
         args = [pyir.static.data(f"in{i}", list(a.shape), str(a.dtype))
                 for i, a in enumerate(inputs)]
-        kw = {k: pyir.static.data(k, list(v.shape), str(v.dtype)) for k, v in kwargs.items()}
+        kw = {}
+        for k, v in kwargs.items():
+            parts = v if isinstance(v, tuple) else (v,)
+            made = tuple(pyir.static.data(f"{k}{i}", list(a.shape), str(a.dtype))
+                         for i, a in enumerate(parts))
+            feeds.update({f"{k}{i}": a for i, a in enumerate(parts)})
+            kw[k] = made if isinstance(v, tuple) else made[0]
         result = _first(layer(*args, **kw))
     exe = Executor()
     exe.run(startup)

@@ -19,6 +19,7 @@ FOLD_IN = _rng.standard_normal((2, 12, 12)).astype("float32")
 FOLD_IN2 = _rng.standard_normal((1, 8, 9)).astype("float32")
 SN_W = _rng.standard_normal((3, 4, 2)).astype("float32")
 MULTI = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 2, 0, 0]], "int64")
+H0 = _rng.standard_normal((4, 2, 4)).astype("float32")
 CLASS_W = np.array([1.0, 2.0, 3.0, 4.0], "float32")
 
 # name: (make(nn, tensor) -> layer, inputs, train mode, keyword inputs)
@@ -33,6 +34,22 @@ CASES = {
     "GRUCell": (lambda nn, T: nn.GRUCell(8, 4), [SEQ[:, 0]]),
     "LSTMCell": (lambda nn, T: nn.LSTMCell(8, 4), [SEQ[:, 0]]),
     "SimpleRNNCell": (lambda nn, T: nn.SimpleRNNCell(8, 4), [SEQ[:, 0]]),
+    "RNN_GRUCell_reverse": (lambda nn, T: nn.RNN(nn.GRUCell(8, 4), is_reverse=True), [SEQ]),
+    "RNN_time_major": (lambda nn, T: nn.RNN(nn.SimpleRNNCell(8, 4), time_major=True), [SEQ]),
+    "BiRNN": (lambda nn, T: nn.BiRNN(nn.LSTMCell(8, 4), nn.LSTMCell(8, 4)), [SEQ]),
+    "LSTM_time_major_2": (lambda nn, T: nn.LSTM(8, 4, num_layers=2, time_major=True), [SEQ]),
+    "Transformer_tgt_mask": (lambda nn, T: nn.Transformer(8, 2, 1, 2, 16), [SEQ, SEQ[:, :3]],
+                             False, {"tgt_mask": np.triu(np.full((3, 3), -1e9, "float32"), 1)}),
+    "Decoder_memory_mask": (lambda nn, T: nn.TransformerDecoderLayer(8, 2, 16,
+                                                                     normalize_before=True),
+                            [SEQ[:, :3], SEQ], False,
+                            {"memory_mask": np.tril(np.ones((3, 5), bool))}),
+    "MHA_kdim_vdim": (lambda nn, T: nn.MultiHeadAttention(8, 2, kdim=3, vdim=5),
+                      [SEQ, SEQ[:, :, :3], SEQ[:, :, 3:8]]),
+    "LSTM_initial_states": (lambda nn, T: nn.LSTM(8, 4, num_layers=2, direction="bidirect"),
+                            [SEQ], False, {"initial_states": (H0, H0 * 0.5)}),
+    "GRU_initial_states": (lambda nn, T: nn.GRU(8, 4, num_layers=2, direction="bidirect"),
+                           [SEQ], False, {"initial_states": H0}),
     "MHA": (lambda nn, T: nn.MultiHeadAttention(8, 2), [SEQ]),
     "MHA_mask": (lambda nn, T: nn.MultiHeadAttention(8, 2),
                  [SEQ, SEQ, SEQ, np.tril(np.ones((5, 5), bool))]),

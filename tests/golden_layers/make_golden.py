@@ -24,7 +24,8 @@ for name, case in CASES.items():
     if not train:
         layer.eval()
     out = layer(*[paddle.to_tensor(a) for a in inputs],
-                **{k: paddle.to_tensor(v) for k, v in kwargs.items()})
+                **{k: tuple(paddle.to_tensor(a) for a in v) if isinstance(v, tuple)
+                   else paddle.to_tensor(v) for k, v in kwargs.items()})
     out = out[0] if isinstance(out, (tuple, list)) else out
     arrays[f"{name}/out"] = out.numpy()
     for i, k in enumerate(keys):
