@@ -96,6 +96,22 @@ class EagerParameter(Tensor):
     def trainable(self, value: bool) -> None:
         self.stop_gradient = not value
 
+    def set_value(self, value) -> None:
+        """Overwrite the value (same shape; cast to the parameter's dtype).
+
+        Example:
+            >>> layer.weight.set_value(np.zeros([3, 4], "float32"))
+        """
+        array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        if list(array.shape) != self.shape:
+            raise BuildError(f"set_value: {self.name} has shape {self.shape}, got a value of "
+                             f"shape {list(array.shape)}")
+        self._value = np.array(array, dtype=self.dtype, copy=True)
+
+    def copy_(self, value, blocking: bool = True):
+        self.set_value(value)
+        return self
+
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 

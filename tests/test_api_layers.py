@@ -579,3 +579,22 @@ def test_max_pool_mask_static_and_gradient():
     flat = x.reshape(2, 3, -1)
     np.testing.assert_allclose(np.take_along_axis(flat, idx.reshape(2, 3, -1).astype("int64"),
                                                   2).reshape(vals.shape), vals)
+
+
+def test_torch_style_aliases_and_set_value(eager):
+    net = Net()
+    assert [n for n, _ in net.named_modules()][:2] == ["", "fc"]
+    assert len(net.modules()) == 8
+    assert net.get_sublayer("blocks.1.0") is net.blocks[1][0]
+    assert net.get_parameter("blocks.0.bias") is net.blocks[0].bias
+    assert net.get_buffer("step") is net.step
+    with pytest.raises(BuildError, match="has no sublayer 'nope'"):
+        net.get_sublayer("blocks.nope")
+    net.set_sublayer("blocks.1", nn.Identity())
+    assert isinstance(net.blocks[1], nn.Identity)
+    assert net.requires_grad_(False) is net and all(p.stop_gradient for p in net.parameters())
+    net.fc.weight.set_value(np.full((2, 3), 2.0))
+    assert net.fc.weight.dtype == np.float32 and np.all(net.fc.weight.numpy() == 2)
+    with pytest.raises(BuildError, match=r"has shape \[2, 3\], got a value of shape \[3\]"):
+        net.fc.weight.set_value(np.zeros(3))
+    assert net.load_state_dict is not None and net.half().fc.weight.dtype == np.float16

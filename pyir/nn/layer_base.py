@@ -265,6 +265,61 @@ class Layer:
 
     clear_grad = clear_gradients
 
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        """(name, layer) for this layer ('') and every sublayer (torch's spelling)."""
+        yield from self.named_sublayers(prefix, include_self=True)
+
+    def modules(self) -> list:
+        return self.sublayers(include_self=True)
+
+    def get_sublayer(self, target: str):
+        """The sublayer at dotted path `target` ('' is self)."""
+        layer = self
+        for part in filter(None, target.split(".")):
+            child = layer._sub_layers.get(part)
+            if child is None:
+                raise BuildError(f"{type(layer).__name__} has no sublayer {part!r} (looking "
+                                 f"up {target!r})")
+            layer = child
+        return layer
+
+    get_submodule = get_sublayer
+
+    def set_sublayer(self, target: str, layer) -> None:
+        """Replace the sublayer at dotted path `target`."""
+        parent, _, name = target.rpartition(".")
+        owner = self.get_sublayer(parent)
+        if name not in owner._sub_layers:
+            raise BuildError(f"{type(owner).__name__} has no sublayer {name!r}")
+        owner.add_sublayer(name, layer)
+
+    set_submodule = set_sublayer
+
+    def _get_member(self, target: str, table: str, what: str):
+        parent, _, name = target.rpartition(".")
+        owner = self.get_sublayer(parent)
+        found = getattr(owner, table)
+        if name not in found:
+            raise BuildError(f"{type(owner).__name__} has no {what} {name!r}")
+        return found[name]
+
+    def get_parameter(self, target: str):
+        """The parameter at dotted path `target` (`fc.weight`)."""
+        return self._get_member(target, "_parameters", "parameter")
+
+    def get_buffer(self, target: str):
+        return self._get_member(target, "_buffers", "buffer")
+
+    add_module = add_sublayer
+    register_module = add_sublayer
+    register_parameter = add_parameter
+
+    def requires_grad_(self, requires_grad: bool = True):
+        """Every parameter trainable (or frozen); returns self."""
+        for p in self.parameters():
+            p.stop_gradient = not requires_grad
+        return self
+
     # --- state dicts -------------------------------------------------------------------------
     def state_dict(self, destination=None, include_sublayers: bool = True,
                    structured_name_prefix: str = "", use_hook: bool = True,
@@ -317,6 +372,12 @@ class Layer:
 
     set_dict = set_state_dict
     load_dict = set_state_dict
+    load_state_dict = set_state_dict
+
+    def to_static_state_dict(self, destination=None, include_sublayers: bool = True,
+                             structured_name_prefix: str = "", use_hook: bool = True):
+        """The state_dict (pyir keeps no separate static form)."""
+        return self.state_dict(destination, include_sublayers, structured_name_prefix)
 
     # --- modes, conversion ------------------------------------------------------------------
     def train(self):
@@ -354,6 +415,20 @@ class Layer:
     def double(self, excluded_layers=None):
         return self._cast("float64")
 
+    def float16(self, excluded_layers=None):
+        return self._cast("float16")
+
+    half = float16
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        """Accepted: pyir computes on the CPU."""
+        return self
+
+    xpu = cuda
+
     def _cast(self, dtype):
         target = dtypes.to_numpy(dtype)
         if target.kind != "f":
@@ -380,6 +455,11 @@ class Layer:
         handle = HookRemoveHelper(self._forward_post_hooks)
         self._forward_post_hooks[handle._id] = hook
         return handle
+
+    register_forward_hook = register_forward_post_hook
+
+    def zero_grad(self, set_to_zero: bool = True) -> None:
+        self.clear_gradients(set_to_zero)
 
     def forward(self, *inputs, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
