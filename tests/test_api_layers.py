@@ -598,3 +598,34 @@ def test_torch_style_aliases_and_set_value(eager):
     with pytest.raises(BuildError, match=r"has shape \[2, 3\], got a value of shape \[3\]"):
         net.fc.weight.set_value(np.zeros(3))
     assert net.load_state_dict is not None and net.half().fc.weight.dtype == np.float16
+
+
+def test_functional_backed_losses_own_paddles_parameters():
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, startup):
+        nn.HSigmoidLoss(3, 5)
+        nn.HSigmoidLoss(3, 5, is_custom=True)
+        ada = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7], div_value=2.0, head_bias=True)
+    # Paddle 3.3.1 (startup program: name, shape, Xavier limit or constant)
+    expected = [("h_sigmoid_loss_0.w_0", [4, 3], 0.92582), ("h_sigmoid_loss_0.b_0", [4, 1], 0),
+                ("h_sigmoid_loss_1.w_0", [5, 3], 0.86603), ("h_sigmoid_loss_1.b_0", [5, 1], 0),
+                ("adaptive_log_softmax_with_loss_0.w_0", [8, 6], 0.65465),
+                ("adaptive_log_softmax_with_loss_0.b_0", [6], 0),
+                ("adaptive_log_softmax_with_loss_0.w_1", [8, 4], 0.70711),
+                ("adaptive_log_softmax_with_loss_0.w_2", [4, 3], 0.92582),
+                ("adaptive_log_softmax_with_loss_0.w_3", [8, 2], 0.77460),
+                ("adaptive_log_softmax_with_loss_0.w_4", [2, 3], 1.09545)]
+    ops = startup.global_block().ops
+    assert [(op.output("Out")[0], list(op.attr("shape"))) for op in ops] == \
+        [(n, s) for n, s, _ in expected]
+    for op, (_, _, limit) in zip(ops, expected):
+        got = op.attr("max") if op.type == "uniform_random" else op.attr("value")
+        assert got == pytest.approx(limit, abs=1e-5)
+    assert list(ada.state_dict()) == ["head_weight", "head_bias"]  # Paddle 3.3.1
+    assert (ada.shortlist_size, ada.n_clusters, ada.head_size) == (4, 2, 6)
+    with pytest.raises(BuildError, match="cutoffs must be unique, positive, increasing"):
+        nn.AdaptiveLogSoftmaxWithLoss(8, 10, [7, 4])
+    with pytest.raises(BuildError, match="num_classes must be an int >= 2"):
+        nn.HSigmoidLoss(3, 1)
+    with pytest.raises(BuildError, match="reduction must be one of"):
+        nn.CTCLoss(reduction="avg")
