@@ -5,6 +5,7 @@ normalization, activation, containers, recurrent, transformer), losses, gradient
 from .. import unsupported as _unsupported
 from . import clip, functional, initializer, loss  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from .decode import *  # noqa: F401,F403
 from .layer_base import Layer
 from .layers_activation import *  # noqa: F401,F403
 from .layers_common import *  # noqa: F401,F403
@@ -17,11 +18,11 @@ from .layers_rnn import *  # noqa: F401,F403
 from .layers_transformer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .loss_ext import *  # noqa: F401,F403
-from . import (layers_activation, layers_common, layers_container, layers_conv,  # noqa: E402
+from . import (decode, layers_activation, layers_common, layers_container, layers_conv,  # noqa: E402
                layers_extra, layers_norm, layers_pool, layers_rnn, layers_transformer,
                loss_ext)
 
-_FAMILIES = (layers_activation, layers_common, layers_container, layers_conv, layers_extra,
+_FAMILIES = (decode, layers_activation, layers_common, layers_container, layers_conv, layers_extra,
              layers_norm, layers_pool, layers_rnn, layers_transformer, loss, loss_ext)
 _ALIASES = {  # Paddle's lower-case `d` spellings and torch-style names
     "Conv1d": "Conv1D", "Conv2d": "Conv2D", "Conv3d": "Conv3D",
