@@ -629,3 +629,20 @@ def test_functional_backed_losses_own_paddles_parameters():
         nn.HSigmoidLoss(3, 1)
     with pytest.raises(BuildError, match="reduction must be one of"):
         nn.CTCLoss(reduction="avg")
+
+
+def test_fractional_max_pool_windows_and_refusals(eager):
+    from pyir.nn.layers_pool import fractional_bounds
+    # Paddle 3.3.1's windows (read off its outputs on increasing / decreasing inputs)
+    assert fractional_bounds(7, 5, 0.3, None) == [(0, 1), (1, 3), (3, 4), (4, 6), (6, 7)]
+    assert fractional_bounds(10, 4, 0.7, None) == [(0, 2), (2, 5), (5, 7), (7, 10)]
+    assert fractional_bounds(9, 4, 0.5, 2) == [(0, 2), (2, 4), (4, 6), (7, 9)]
+    assert fractional_bounds(11, 5, 0.9, None) == [(0, 2), (2, 4), (4, 6), (6, 8), (8, 11)]
+    pyir.seed(1)
+    x = RNG.standard_normal((1, 2, 9, 7)).astype("float32")
+    y = nn.FractionalMaxPool2D([4, 3])(pyir.to_tensor(x)).numpy()
+    assert y.shape == (1, 2, 4, 3) and np.all(np.isin(y, x))
+    with pytest.raises(BuildError, match=r"random_u must be in \(0, 1\)"):
+        nn.FractionalMaxPool2D(2, random_u=1.5)
+    with pytest.raises(BuildError, match="larger than the input"):
+        nn.FractionalMaxPool2D([12, 2], random_u=0.5)(pyir.to_tensor(x))

@@ -3,9 +3,12 @@ input), max pooling with indices, and MaxUnPool."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes
+from .. import random as pyir_random
 from ..dispatch import out
 from ..errors import BuildError
 from ..tensor import manipulation as manip
@@ -14,10 +17,10 @@ from . import _ops
 from .layer_base import Layer
 from .layers_conv import ntuple, paddings_of, require_op
 
-__all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
-           "AvgPool3D", "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
+__all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
+           "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
            "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "LPPool1D", "LPPool2D", "MaxUnPool1D",
-           "MaxUnPool2D", "MaxUnPool3D"]
+           "MaxUnPool2D", "MaxUnPool3D", "FractionalMaxPool2D", "FractionalMaxPool3D"]
 
 
 # --- pooling ------------------------------------------------------------------------------------
@@ -236,25 +239,96 @@ class _AdaptivePool(Layer):
 
 def _adaptive_max(x, sizes, spatial, channel_first: bool, who: str):
     """Adaptive max pooling: the maximum over window i = [floor(i*n/out), ceil((i+1)*n/out))
-    per spatial axis, one reduce_max per output cell. (pool2d's `adaptive` flag keeps fixed
-    windows for max, as Paddle's pool2d kernel does; Paddle's layer uses
-    max_pool2d_with_index, which pyir does not have.)"""
+    per spatial axis. (pool2d's `adaptive` flag keeps fixed windows for max, as Paddle's
+    pool2d kernel does; Paddle's layer uses max_pool2d_with_index, which pyir does not
+    have.)"""
+    bounds = [[((i * int(n)) // m, -(-((i + 1) * int(n)) // m)) for i in range(m)]
+              for n, m in zip(spatial, sizes)]
+    return window_max(x, bounds, spatial, channel_first, who)
+
+
+def window_max(x, bounds, spatial, channel_first: bool, who: str):
+    """The maximum over explicit windows: bounds[axis] lists (start, end) per output index;
+    one reduce_max per output cell, concatenated back."""
     if any(int(d) < 0 for d in spatial):
         raise BuildError(f"{who}: the spatial size of the input must be known, got "
                          f"{list(spatial)}")
-    axes = list(range(2, 2 + len(sizes))) if channel_first else \
-        list(range(1, 1 + len(sizes)))
+    axes = list(range(2, 2 + len(bounds))) if channel_first else \
+        list(range(1, 1 + len(bounds)))
 
     def cells(depth: int, starts: list, ends: list):
-        if depth == len(sizes):
+        if depth == len(bounds):
             window = manip.slice(x, axes, starts, ends)
             return _ops.reduce("reduce_max", window, axes, keepdim=True)
-        n, m = int(spatial[depth]), sizes[depth]
-        parts = [cells(depth + 1, starts + [(i * n) // m], ends + [-(-((i + 1) * n) // m)])
-                 for i in range(m)]
+        parts = [cells(depth + 1, starts + [lo], ends + [hi]) for lo, hi in bounds[depth]]
         return manip.concat(parts, axis=axes[depth])
 
     return cells(0, [], [])
+
+
+def fractional_bounds(n: int, m: int, u: float, kernel: int | None) -> list[tuple]:
+    """Paddle's fractional max pooling windows of an axis of size n pooled to m, for random
+    u in (0, 1): alpha = n/m (or (n-k)/(m-1) with a kernel k), u scaled into the range that
+    keeps every window inside, start_i = ceil(alpha*(i+u) - 1) shifted so start_0 = 0, end_i
+    the next start (or start_i + k)."""
+    if kernel:
+        alpha = (n - kernel) / (m - 1) if m > 1 else 0.0
+    else:
+        alpha = n / m
+        base = n // m
+        limit = min((base + 2) / alpha - 1, (n + 1 - base) / alpha - (m - 1))
+        u = u * limit
+    offset = math.ceil(alpha * u - 1)
+    starts = [math.ceil(alpha * (i + u) - 1) - offset for i in range(m)]
+    ends = [s + kernel for s in starts] if kernel else \
+        [math.ceil(alpha * (i + 1 + u) - 1) - offset for i in range(m)]
+    return [(max(0, lo), min(n, hi)) for lo, hi in zip(starts, ends)]
+
+
+class _FractionalMaxPool(Layer):
+    dims = 2
+
+    def __init__(self, output_size, kernel_size=None, random_u=None, return_mask=False,
+                 name=None):
+        super().__init__()
+        who, n = type(self).__name__, self.dims
+        if return_mask:
+            raise BuildError(f"{who}: return_mask=True is not supported")
+        self._output_size = ntuple(output_size, n, "output_size", who)
+        self._kernel = None if kernel_size is None else ntuple(kernel_size, n, "kernel_size",
+                                                               who)
+        if random_u is not None and not 0 < random_u < 1:
+            raise BuildError(f"{who}: random_u must be in (0, 1), got {random_u}")
+        self._random_u = random_u
+
+    def forward(self, x):
+        who = type(self).__name__
+        if len(x.shape) != self.dims + 2:
+            raise BuildError(f"{who} needs a {self.dims + 2}-D input, got shape "
+                             f"{list(x.shape)}")
+        u = self._random_u
+        if u is None:
+            u = float(pyir_random.generator().uniform(1e-6, 1.0))
+        spatial = [int(d) for d in x.shape[2:]]
+        kernels = self._kernel or [None] * self.dims
+        for size, out_size in zip(spatial, self._output_size):
+            if out_size > size:
+                raise BuildError(f"{who}: output_size {self._output_size} is larger than the "
+                                 f"input {spatial}")
+        bounds = [fractional_bounds(n, m, u, k)
+                  for n, m, k in zip(spatial, self._output_size, kernels)]
+        return window_max(x, bounds, spatial, True, who)
+
+
+class FractionalMaxPool2D(_FractionalMaxPool):
+    """Max pooling over pseudo-random windows of NCHW input to output_size (Graham's
+    fractional max pooling); random_u fixes the windows."""
+
+
+class FractionalMaxPool3D(_FractionalMaxPool):
+    """Fractional max pooling of NCDHW input."""
+
+    dims = 3
 
 
 def _adaptive(name: str, dims: int, kind: str):

@@ -19,6 +19,7 @@ FOLD_IN = _rng.standard_normal((2, 12, 12)).astype("float32")
 FOLD_IN2 = _rng.standard_normal((1, 8, 9)).astype("float32")
 SN_W = _rng.standard_normal((3, 4, 2)).astype("float32")
 MULTI = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 2, 0, 0]], "int64")
+X5 = _rng.standard_normal((1, 2, 5, 6, 4)).astype("float32")
 H0 = _rng.standard_normal((4, 2, 4)).astype("float32")
 CLASS_W = np.array([1.0, 2.0, 3.0, 4.0], "float32")
 
@@ -70,6 +71,11 @@ CASES = {
                                                           align_mode=1), [X4]),
     "Embedding_neg_pad": (lambda nn, T: nn.Embedding(10, 3, padding_idx=-1), [IDS]),
     "PReLU_NHWC": (lambda nn, T: nn.PReLU(6, data_format="NHWC"), [X4]),
+    "FractionalMaxPool2D": (lambda nn, T: nn.FractionalMaxPool2D([4, 3], random_u=0.7), [X4]),
+    "FractionalMaxPool2D_kernel": (lambda nn, T: nn.FractionalMaxPool2D([3, 4], kernel_size=2,
+                                                                        random_u=0.4), [X4]),
+    "FractionalMaxPool3D": (lambda nn, T: nn.FractionalMaxPool3D([2, 3, 2], random_u=0.9),
+                            [X5]),
     "MHA": (lambda nn, T: nn.MultiHeadAttention(8, 2), [SEQ]),
     "MHA_mask": (lambda nn, T: nn.MultiHeadAttention(8, 2),
                  [SEQ, SEQ, SEQ, np.tril(np.ones((5, 5), bool))]),
