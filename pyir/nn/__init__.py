@@ -18,12 +18,13 @@ from .layers_rnn import *  # noqa: F401,F403
 from .layers_transformer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .loss_ext import *  # noqa: F401,F403
-from . import (decode, layers_activation, layers_common, layers_container, layers_conv,  # noqa: E402
-               layers_extra, layers_norm, layers_pool, layers_rnn, layers_transformer,
-               loss_ext)
+from . import (decode, layers_activation, layers_common, layers_container,  # noqa: E402
+               layers_conv, layers_extra, layers_norm, layers_pool, layers_rnn,
+               layers_transformer, loss_ext)
 
-_FAMILIES = (decode, layers_activation, layers_common, layers_container, layers_conv, layers_extra,
-             layers_norm, layers_pool, layers_rnn, layers_transformer, loss, loss_ext)
+_FAMILIES = (decode, layers_activation, layers_common, layers_container, layers_conv,
+             layers_extra, layers_norm, layers_pool, layers_rnn, layers_transformer, loss,
+             loss_ext)
 _ALIASES = {  # Paddle's lower-case `d` spellings and torch-style names
     "Conv1d": "Conv1D", "Conv2d": "Conv2D", "Conv3d": "Conv3D",
     "AdaptiveAvgPool1d": "AdaptiveAvgPool1D", "AdaptiveAvgPool2d": "AdaptiveAvgPool2D",
