@@ -84,3 +84,26 @@ def test_static_matches_paddle(name):
     if len(results) > 1:  # batch_norm wrote MeanOut into the running mean
         np.testing.assert_allclose(pyir.static.global_scope()[layer._mean.name],
                                    GOLDEN[f"{name}/mean"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(cases.GRAD_CASES))
+def test_eager_gradients_match_paddle(name):
+    pyir.disable_static()
+    make, inputs, train, kwargs = cases.unpack(cases.CASES[name])
+    layer = make(pyir.nn, pyir.to_tensor)
+    layer.set_state_dict(_state(name))
+    if not train:
+        layer.eval()
+    out = _first(layer(*[pyir.to_tensor(a, stop_gradient=a.dtype.kind != "f") for a in inputs],
+                       **{k: pyir.to_tensor(v) for k, v in kwargs.items()}))
+    (out * pyir.to_tensor(cases.grad_weights(out.shape))).sum().backward()
+    params = list(layer.state_dict().values())
+    checked = 0
+    for i, key in enumerate(META[name]["keys"]):
+        if f"{name}/grad{i}" not in GOLDEN:
+            continue
+        assert params[i].grad is not None, key
+        np.testing.assert_allclose(params[i].grad.numpy(), GOLDEN[f"{name}/grad{i}"],
+                                   rtol=1e-3, atol=1e-4, err_msg=key)
+        checked += 1
+    assert checked > 0

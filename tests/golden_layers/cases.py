@@ -187,3 +187,21 @@ def unpack(case):
     train = rest[0] if rest else False
     kwargs = rest[1] if len(rest) > 1 else {}
     return make, inputs, train, kwargs
+
+# Cases whose parameter gradients (of sum(output * weights), weights seeded like below) are
+# stored too; eager gradients are compared with Paddle's.
+GRAD_CASES = ["Conv2D", "Conv2D_depthwise", "Conv1D", "Conv2DTranspose", "BatchNorm2D_train",
+              "LayerNorm", "GroupNorm", "InstanceNorm2D", "Embedding", "PReLU_channels",
+              "Bilinear", "LSTM_train", "GRU_seqlen_train", "SimpleRNN_train", "MHA_mask",
+              "Encoder_pre_gelu", "Decoder", "MHA_kdim_vdim"]
+# Paddle's rnn op has no gradient in eval mode: the recurrent gradient cases train (no dropout)
+CASES["LSTM_train"] = (lambda nn, T: nn.LSTM(8, 4, num_layers=2, direction="bidirect"), [SEQ],
+                       True)
+CASES["GRU_seqlen_train"] = (lambda nn, T: nn.GRU(8, 4, num_layers=2), [SEQ], True,
+                             {"sequence_length": np.array([3, 5], "int64")})
+CASES["SimpleRNN_train"] = (lambda nn, T: nn.SimpleRNN(8, 4, activation="relu"), [SEQ], True)
+
+
+def grad_weights(shape):
+    """The fixed weights of the output in the gradient objective."""
+    return np.random.default_rng(5).standard_normal(shape).astype("float32")

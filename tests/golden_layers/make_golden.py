@@ -8,7 +8,7 @@ import json
 import numpy as np
 import paddle
 
-from cases import CASES, unpack
+from cases import CASES, GRAD_CASES, grad_weights, unpack
 
 rng = np.random.default_rng(1)
 arrays, meta = {}, {}
@@ -23,11 +23,19 @@ for name, case in CASES.items():
     layer.set_state_dict({k: paddle.to_tensor(v) for k, v in state.items()})
     if not train:
         layer.eval()
-    out = layer(*[paddle.to_tensor(a) for a in inputs],
+    needs_grad = name in GRAD_CASES  # float inputs take gradients (instance_norm wants one)
+    out = layer(*[paddle.to_tensor(a, stop_gradient=not (needs_grad and a.dtype.kind == "f"))
+                  for a in inputs],
                 **{k: tuple(paddle.to_tensor(a) for a in v) if isinstance(v, tuple)
                    else paddle.to_tensor(v) for k, v in kwargs.items()})
     out = out[0] if isinstance(out, (tuple, list)) else out
     arrays[f"{name}/out"] = out.numpy()
+    if name in GRAD_CASES:
+        (out * paddle.to_tensor(grad_weights(out.shape))).sum().backward()
+        for i, k in enumerate(keys):
+            param = layer.state_dict()[k]
+            if not param.stop_gradient and param.grad is not None:
+                arrays[f"{name}/grad{i}"] = param.grad.numpy()
     for i, k in enumerate(keys):
         arrays[f"{name}/state{i}"] = state[k]
     if train and hasattr(layer, "_mean"):
