@@ -107,3 +107,35 @@ def test_eager_gradients_match_paddle(name):
                                    rtol=1e-3, atol=1e-4, err_msg=key)
         checked += 1
     assert checked > 0
+
+
+@pytest.mark.parametrize("name", sorted(cases.GRAD_CASES))
+def test_static_gradients_match_paddle(name):
+    make, inputs, train, kwargs = cases.unpack(cases.CASES[name])
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, startup):
+        layer = make(pyir.nn, _constant)
+        if not train:
+            layer.eval()
+        args = [pyir.static.data(f"in{i}", list(a.shape), str(a.dtype))
+                for i, a in enumerate(inputs)]
+        for arg, a in zip(args, inputs):
+            arg.stop_gradient = a.dtype.kind != "f"
+        kw = {k: pyir.static.data(k, list(v.shape), str(v.dtype)) for k, v in kwargs.items()}
+        result = _first(layer(*args, **kw))
+        weights = _constant(cases.grad_weights(tuple(result.shape)))
+        loss = pyir.tensor.sum(result * weights)
+        pyir.static.append_backward(loss)
+    params = list(layer.state_dict().values())
+    wanted = [(i, key) for i, key in enumerate(META[name]["keys"])
+              if f"{name}/grad{i}" in GOLDEN]
+    exe = Executor()
+    exe.run(startup)
+    layer.set_state_dict(_state(name))
+    feeds = {f"in{i}": a for i, a in enumerate(inputs)}
+    feeds.update(kwargs)
+    grads = exe.run(main, feed=feeds, fetch_list=[params[i].name + "@GRAD" for i, _ in wanted])
+    assert wanted
+    for (i, key), grad in zip(wanted, grads):
+        np.testing.assert_allclose(grad, GOLDEN[f"{name}/grad{i}"], rtol=1e-3, atol=1e-4,
+                                   err_msg=key)
