@@ -231,10 +231,12 @@ class RReLU(Layer):
     def forward(self, x):
         if not self.training:
             return out("leaky_relu", {"X": x}, {"alpha": (self._lower + self._upper) / 2})
-        shape = out("shape", {"Input": x})
-        slope = out("uniform_random", {"ShapeTensor": shape},
-                    {"min": self._lower, "max": self._upper, "seed": 0,
-                     "dtype": dtypes.to_code(x.dtype)})
+        attrs = {"min": self._lower, "max": self._upper, "seed": 0,
+                 "dtype": dtypes.to_code(x.dtype)}
+        if all(int(d) >= 0 for d in x.shape):
+            slope = out("uniform_random", {}, {**attrs, "shape": list(x.shape)}, like=x)
+        else:  # a batch dimension known only when run
+            slope = out("uniform_random", {"ShapeTensor": out("shape", {"Input": x})}, attrs)
         return _ops.where(x >= 0.0, x, x * slope)
 
 
