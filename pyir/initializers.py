@@ -50,6 +50,12 @@ class Initializer:
         raise BuildError(f"{type(self).__name__}: expected a static Variable or an eager "
                          f"Tensor to initialize, got {type(param).__name__}")
 
+    def forward(self, param, block=None):
+        """The same as calling the initializer (Paddle's spelling)."""
+        return self(param, block)
+
+    init = forward  # pyir's earlier spelling, init(var, block)
+
     def _op(self, shape, dtype, seed: int) -> tuple[str, dict]:
         raise NotImplementedError(f"{type(self).__name__} must define _op or _emit/_value")
 

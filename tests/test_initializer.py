@@ -256,3 +256,17 @@ def test_old_initializer_names(eager):
 def test_refusals(eager, call, match):
     with pytest.raises(BuildError, match=match):
         call()
+
+
+def test_forward_and_init_spellings():
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    var = startup.global_block().create_var("v", "float32", [2], persistable=True)
+    I.Constant(3.0).init(var, startup.global_block())
+    I.Constant(4.0).forward(var)  # the default block: the default startup program's
+    assert [op.type for op in startup.global_block().ops] == ["fill_constant"]
+    Executor().run(startup)
+    np.testing.assert_array_equal(pyir.static.global_scope()["v"], [3.0, 3.0])
+    pyir.disable_static()
+    t = pyir.to_tensor(np.zeros(3, "float32"))
+    I.Constant(2.0).forward(t)
+    np.testing.assert_array_equal(t.numpy(), [2.0, 2.0, 2.0])
