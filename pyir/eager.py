@@ -187,9 +187,7 @@ class Tensor:
         """Keep `.grad` on this (non-leaf) tensor after backward()."""
         self._retain = True
 
-    @property
-    def persistable(self) -> bool:
-        return False
+    persistable = False  # a parameter (EagerParameter) sets its own
 
 
 class _HookHandle:
