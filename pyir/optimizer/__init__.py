@@ -1,0 +1,30 @@
+"""`pyir.optimizer`: Paddle's optimizers for static programs (`minimize` appends the update
+ops) and eager training (`step()` runs the same op kernels), and the schedulers of
+`pyir.optimizer.lr`.
+
+Example:
+    >>> opt = pyir.optimizer.Adam(pyir.optimizer.lr.StepDecay(0.1, 10), parameters=params)
+    >>> loss.backward(); opt.step(); opt.clear_grad()
+"""
+
+from __future__ import annotations
+
+from .. import unsupported as _unsupported
+from ..ops import optimizer_ext as _optimizer_ext  # noqa: F401  (registers the update ops)
+from . import lr
+from .adam import Adam, Adamax, AdamW, Lamb, NAdam, RAdam
+from .adaptive import Adadelta, Adagrad, RMSProp, Rprop
+from .base import Optimizer
+from .sgd import SGD, Momentum
+
+UNSUPPORTED = {
+    "ASGD": "not implemented in pyir yet (Paddle's static form keeps a window of past "
+            "gradients with index_put); use SGD or Momentum",
+    "LBFGS": "not implemented in pyir yet (it needs a closure re-evaluating the model "
+             "several times per step)",
+}
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Lamb",
+           "Adagrad", "RMSProp", "Adadelta", "Rprop", "lr"]
+
+__getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)
