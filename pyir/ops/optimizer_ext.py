@@ -115,6 +115,8 @@ def rmsprop(Param, MeanSquare, Grad, Moment, LearningRate, MeanGrad, MasterParam
         mean_grad = rho * MeanGrad + (t(1) - rho) * Grad
         denom = mean_square - mean_grad * mean_grad + eps
         out["MeanGradOut"] = mean_grad
+    elif MeanGrad is not None:
+        out["MeanGradOut"] = MeanGrad  # kept as it is
     moment = t(momentum) * Moment + _lr(LearningRate, Param.dtype) * Grad / np.sqrt(denom)
     out.update(MomentOut=moment, ParamOut=(Param - moment).astype(Param.dtype, copy=False))
     return out

@@ -294,7 +294,7 @@ class Optimizer:
                 param._value = outs[out_slot]._value
                 by_out = {a.slot: a.out for a in self._accs(param)}
                 for slot, tensor in acc.items():
-                    if by_out[slot]:
+                    if by_out[slot] in outs:
                         tensor._value = outs[by_out[slot]]._value
 
                 def run(op_type, inputs, attrs, outputs):
