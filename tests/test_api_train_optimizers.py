@@ -299,3 +299,38 @@ def test_optimizer_refusals():
         O.NAdam(beta2=1.0)
     with pytest.raises(UnsupportedError, match="pyir does not support paddle.optimizer.LBFGS"):
         O.LBFGS(parameters=[])
+
+
+def test_saved_training_file_with_a_scheduler_runs_with_the_stored_rate(tmp_path):
+    from conftest import cli
+    from pyir.io import load_model
+    from pyir.training import run_steps, save_program
+
+    scheduler = sched.StepDecay(0.2, 1, 0.5)
+    scheduler.step()  # 0.1 when the program is built: the value the file stores
+    x = static.data("x", [-1, 3], "float32")
+    y = static.nn.fc(x, 1)
+    loss = pyir.mean(y * y)
+    O.SGD(scheduler).minimize(loss)
+    main, startup = static.default_main_program(), static.default_startup_program()
+    scope = Scope()
+    Executor().run(startup, scope=scope)
+    save_program(str(tmp_path / "train.pdmodel"), main, ["x"], [loss.name], scope)
+    before = {k: np.array(v) for k, v in scope.vars.items()}
+    assert before["learning_rate_0"] == np.float32(0.1)
+    data = {"x": np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32)}
+    np.savez(tmp_path / "data.npz", **data)
+    result = cli("run", tmp_path / "train.pdmodel", "--feed", tmp_path / "data.npz",
+                 "--steps", "3", "--save-params")
+    assert result.exit_code == 0, result.output
+    after = Scope()
+    load_model(str(tmp_path / "train.pdmodel"), scope=after)
+    # the same three steps with a constant 0.1
+    model = load_model(str(tmp_path / "train.pdmodel"), params=None, scope=Scope())
+    reference = Scope()
+    for name, value in before.items():
+        reference[name] = value
+    run_steps(model.program, data, 3, reference)
+    np.testing.assert_allclose(after["fc_0.w_0"], reference["fc_0.w_0"], rtol=1e-6)
+    assert after["learning_rate_0"] == np.float32(0.1)
+    assert not np.allclose(after["fc_0.w_0"], before["fc_0.w_0"])
