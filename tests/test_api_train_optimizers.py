@@ -334,3 +334,35 @@ def test_saved_training_file_with_a_scheduler_runs_with_the_stored_rate(tmp_path
     np.testing.assert_allclose(after["fc_0.w_0"], reference["fc_0.w_0"], rtol=1e-6)
     assert after["learning_rate_0"] == np.float32(0.1)
     assert not np.allclose(after["fc_0.w_0"], before["fc_0.w_0"])
+
+
+def test_a_parameters_own_learning_rate_scales_the_global_one():
+    x = static.data("x", [-1, 3], "float32")
+    static.nn.fc(x, 2)
+    block = static.default_main_program().global_block()
+    w, b = block.var("fc_0.w_0"), block.var("fc_0.b_0")
+    w.optimize_attr = {"learning_rate": 0.5}  # what ParamAttr(learning_rate=0.5) sets
+    gw, gb = static.data("gw", [3, 2], "float32"), static.data("gb", [2], "float32")
+    loss = pyir.sum(w * gw) + pyir.sum(b * gb)
+    O.SGD(0.1).minimize(loss)
+    scales = [op for op in block.ops if op.type == "scale"
+              and op.input_arg_names == ["learning_rate_0"]]
+    assert len(scales) == 1 and scales[0].attrs["scale"] == 0.5
+    sgd_w = next(op for op in block.ops if op.type == "sgd" and op.input("Param") == ["fc_0.w_0"])
+    assert sgd_w.input("LearningRate") == scales[0].output_arg_names
+    scope, exe = Scope(), Executor()
+    exe.run(static.default_startup_program(), scope=scope)
+    scope["fc_0.w_0"], scope["fc_0.b_0"] = W0.copy(), B0.copy()
+    gw_value, gb_value = GRADS[0]
+    exe.run(feed={"x": np.zeros((1, 3), np.float32), "gw": gw_value, "gb": gb_value},
+            fetch_list=[loss], scope=scope)
+    np.testing.assert_allclose(scope["fc_0.w_0"], W0 - 0.05 * gw_value, rtol=1e-6)
+    np.testing.assert_allclose(scope["fc_0.b_0"], B0 - 0.1 * gb_value, rtol=1e-6)
+    pyir.disable_static()  # eagerly the same
+    w_eager, b_eager = _eager_params()
+    w_eager.optimize_attr = {"learning_rate": 0.5}
+    opt = O.SGD(0.1, parameters=[w_eager, b_eager])
+    _eager_loss(w_eager, b_eager, gw_value, gb_value).backward()
+    opt.step()
+    np.testing.assert_allclose(w_eager.numpy(), W0 - 0.05 * gw_value, rtol=1e-6)
+    np.testing.assert_allclose(b_eager.numpy(), B0 - 0.1 * gb_value, rtol=1e-6)

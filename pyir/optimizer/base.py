@@ -178,8 +178,9 @@ class Optimizer:
             param_slot, grad_slot, lr_slot, out_slot = self._io
             for param, grad in ordered:
                 acc = state[param.name]
+                param_lr = self._param_lr_static(param, lr, block)
                 inputs = {param_slot: param, grad_slot: grad,
-                          **({lr_slot: lr} if lr_slot else {}),
+                          **({lr_slot: param_lr} if lr_slot else {}),
                           **self._extra_inputs(param, lr),
                           **{slot: var for slot, (var, _) in acc.items()}}
                 emit(self._update_op, inputs,
@@ -190,6 +191,18 @@ class Optimizer:
                 ops.append(block.ops[-1])
                 self._after_update(param, {s: v for s, (v, _) in acc.items()}, run)
         return ops
+
+    def _param_lr_static(self, param, lr, block):
+        """A parameter's own learning rate (`ParamAttr(learning_rate=s)`, Paddle's
+        `optimize_attr`): the global one scaled by s with a `scale` op, as Paddle appends it."""
+        scale = _param_lr_scale(param)
+        if scale == 1.0:
+            return lr
+        out = block.create_var(unique_name.generate("tmp"), "float32", list(lr.shape))
+        emit("scale", {"X": lr}, {"scale": scale, "bias": 0.0, "bias_after_scale": True,
+                                  "op_namescope": "/scale_with_param_lr/"},
+             {"Out": out}, block=block)
+        return out
 
     def _clipped(self, params_grads: list, block) -> list:
         """Clip the gradients (ops in name scope gradient_clip, each tagged with its param)."""
@@ -287,8 +300,11 @@ class Optimizer:
                 if regularizer is not None:
                     grad = run_op("sum", {"X": [grad, regularizer.eager_term(param)]})["Out"]
                 acc = self._eager_accumulators(param)
+                scale = _param_lr_scale(param)
+                param_lr = lr if scale == 1.0 else \
+                    run_op("scale", {"X": lr}, {"scale": scale})["Out"]
                 inputs = {param_slot: param, grad_slot: grad,
-                          **({lr_slot: lr} if lr_slot else {}),
+                          **({lr_slot: param_lr} if lr_slot else {}),
                           **self._extra_inputs(param, lr), **acc}
                 outs = run_op(self._update_op, inputs, self._update_attrs(param))
                 param._value = outs[out_slot]._value
@@ -366,6 +382,17 @@ class Optimizer:
                 self._accumulators_holder[key] = value
 
     set_dict = set_state_dict
+
+
+def _param_lr_scale(param) -> float:
+    """The learning-rate multiplier of a parameter (`optimize_attr['learning_rate']`, set
+    from ParamAttr(learning_rate=...)); 1.0 when it has none."""
+    attr = getattr(param, "optimize_attr", None) or {}
+    scale = attr.get("learning_rate", 1.0)
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise BuildError(f"parameter {param.name}: optimize_attr['learning_rate'] must be a "
+                         f"number, got {type(scale).__name__}")
+    return float(scale)
 
 
 def _value_of(value, shape, dtype, name: str) -> np.ndarray:
