@@ -235,3 +235,33 @@ def test_saves_and_loads_a_program(tmp_path):
     serialization.save(main, str(tmp_path / "main.pdmodel"))
     loaded = serialization.load(str(tmp_path / "main.pdmodel"))
     assert [op.type for op in loaded.global_block().ops] == ["tanh"]
+
+
+def test_resume_from_files_matches_an_uninterrupted_run(tmp_path):
+    rng = np.random.default_rng(2)
+    grads = [rng.standard_normal((3, 2)).astype(np.float32) for _ in range(4)]
+
+    def train(w, opt, steps):
+        for g in steps:
+            (w * pyir.to_tensor(g)).sum().backward()
+            opt.step()
+            opt.clear_grad()
+            opt._learning_rate.step()
+
+    w, _ = _eager_params()
+    straight = pyir.optimizer.Adam(sched.ExponentialDecay(0.1, 0.5), parameters=[w])
+    train(w, straight, grads)
+
+    first, _ = _eager_params()
+    opt = pyir.optimizer.Adam(sched.ExponentialDecay(0.1, 0.5), parameters=[first])
+    train(first, opt, grads[:2])
+    serialization.save({"weight": first}, str(tmp_path / "ck.pdparams"))
+    serialization.save(opt.state_dict(), str(tmp_path / "ck.pdopt"))
+
+    resumed, _ = _eager_params()  # a fresh start, then the checkpoint
+    resumed._value = serialization.load(str(tmp_path / "ck.pdparams"))["weight"].numpy()
+    opt = pyir.optimizer.Adam(sched.ExponentialDecay(0.1, 0.5), parameters=[resumed])
+    opt.set_state_dict(serialization.load(str(tmp_path / "ck.pdopt")))
+    assert opt.get_lr() == pytest.approx(0.025)
+    train(resumed, opt, grads[2:])
+    np.testing.assert_array_equal(resumed.numpy(), w.numpy())
