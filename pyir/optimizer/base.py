@@ -293,6 +293,7 @@ class Optimizer:
             if self._grad_clip is not None:
                 params_grads = _clip_eager(self._grad_clip, params_grads)
             lr = Tensor(np.array(self.get_lr(), np.float32))
+            self._make_eager_accumulators([p for p, _ in params_grads])
             param_slot, grad_slot, lr_slot, out_slot = self._io
             for param, grad in params_grads:
                 grad = grad if isinstance(grad, Tensor) else Tensor(np.asarray(grad))
@@ -320,21 +321,31 @@ class Optimizer:
 
                 self._after_update(param, acc, run)
 
+    def _make_eager_accumulators(self, params: list) -> None:
+        """Create missing accumulators kind by kind over the parameters (all moment1, then
+        all moment2, ...), so state_dict() lists them in Paddle's order."""
+        kinds = max((len(self._accs(p)) for p in params), default=0)
+        for i in range(kinds):
+            for param in params:
+                accs = self._accs(param)
+                if i < len(accs):
+                    self._eager_accumulator(param, accs[i])
+
     def _eager_accumulators(self, param) -> dict:
         """input slot -> this parameter's accumulator Tensor, made on first use (from a loaded
         state dict when it has the name)."""
-        acc = {}
-        for a in self._accs(param):
-            name = f"{param.name}_{a.suffix}_0"
-            tensor = self._accumulators.get(name)
-            if tensor is None:
-                shape = param.shape if a.shape is None else list(a.shape)
-                loaded = self._accumulators_holder.pop(name, None)
-                value = np.full(shape, a.value, dtype=param.dtype) if loaded is None else \
-                    _value_of(loaded, shape, param.dtype, name)
-                tensor = self._accumulators[name] = Tensor(value, name=name)
-            acc[a.slot] = tensor
-        return acc
+        return {a.slot: self._eager_accumulator(param, a) for a in self._accs(param)}
+
+    def _eager_accumulator(self, param, a: Acc) -> Tensor:
+        name = f"{param.name}_{a.suffix}_0"
+        tensor = self._accumulators.get(name)
+        if tensor is None:
+            shape = param.shape if a.shape is None else list(a.shape)
+            loaded = self._accumulators_holder.pop(name, None)
+            value = np.full(shape, a.value, dtype=param.dtype) if loaded is None else \
+                _value_of(loaded, shape, param.dtype, name)
+            tensor = self._accumulators[name] = Tensor(value, name=name)
+        return tensor
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Reset the parameters' gradients (to zeros, or to None with set_to_zero=False).
