@@ -477,3 +477,32 @@ def accuracy(Out, Indices, Label):
     hits = int(np.any(Indices == labels, axis=1).sum())
     return {"Accuracy": np.array(hits / rows, np.float32), "Correct": np.array(hits, np.int32),
             "Total": np.array(rows, np.int32)}
+
+
+# --- asgd ---------------------------------------------------------------------------------
+def _asgd_expect(param, grad, learning_rate, d, y, n, **_):
+    d_out = d.astype(np.float64) - y + grad
+    p = param - float(learning_rate.reshape(())) / float(n.reshape(-1)[0]) * d_out
+    return _f64({"param_out": p, "d_out": d_out, "y_out": grad}, param.dtype)
+
+
+@register_op(
+    "asgd",
+    inputs=["param", "grad", "learning_rate", "d", "y", "n",
+            Slot("master_param", dispensable=True)],
+    outputs=["param_out", "d_out", "y_out", Slot("master_param_out", dispensable=True)],
+    attrs=[_MP],
+    infer=_in_place(("param", "param_out"), ("d", "d_out"), ("y", "y_out")),
+    differentiable=False,
+    doc="Averaged SGD over the last n gradients: d_out = d - y + grad (y: this slot's "
+        "gradient n steps ago); y_out = grad; param_out = param - lr / n * d_out",
+    examples=[Example({"param": rand(3, 4), "grad": rand(3, 4),
+                       "learning_rate": np.array(0.1, np.float32), "d": rand(3, 4),
+                       "y": rand(3, 4), "n": np.array([2], np.int64)}, {}, _asgd_expect)],
+)
+def asgd(param, grad, learning_rate, d, y, n, master_param, multi_precision):
+    d_out = d - y + grad
+    step = _lr(learning_rate, param.dtype) / _lr(n.reshape(-1)[0], param.dtype)
+    new = param - step * d_out
+    return {"param_out": new.astype(param.dtype, copy=False), "d_out": d_out,
+            "y_out": grad.astype(param.dtype, copy=True)}

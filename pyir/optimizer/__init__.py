@@ -15,16 +15,14 @@ from . import lr
 from .adam import Adam, Adamax, AdamW, Lamb, NAdam, RAdam
 from .adaptive import Adadelta, Adagrad, RMSProp, Rprop
 from .base import Optimizer
-from .sgd import SGD, Momentum
+from .sgd import ASGD, SGD, Momentum
 
 UNSUPPORTED = {
-    "ASGD": "not implemented in pyir yet (Paddle's static form keeps a window of past "
-            "gradients with index_put); use SGD or Momentum",
     "LBFGS": "not implemented in pyir yet (it needs a closure re-evaluating the model "
              "several times per step)",
 }
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Lamb",
+__all__ = ["Optimizer", "SGD", "Momentum", "ASGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Lamb",
            "Adagrad", "RMSProp", "Adadelta", "Rprop", "lr"]
 
 __getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)

@@ -41,6 +41,7 @@ class Acc(NamedTuple):
     suffix: str
     value: float = 0.0
     shape: tuple | None = None
+    dtype: str | None = None  # None: the parameter's
 
 
 class Optimizer:
@@ -123,6 +124,11 @@ class Optimizer:
     def _after_update(self, param, acc: dict, run) -> None:
         """Ops after a parameter's update (Adamax's beta power); `run(op, inputs, attrs,
         outputs)` appends or runs one."""
+
+    def _eager_update(self, param, grad, lr, acc: dict) -> bool:
+        """An optimizer whose eager step is not one plain op call does it here and returns
+        True (ASGD)."""
+        return False
 
     def _regularizer_for(self, param):
         """The parameter's own regularizer, else its group's, else the optimizer's."""
@@ -304,6 +310,8 @@ class Optimizer:
                 scale = _param_lr_scale(param)
                 param_lr = lr if scale == 1.0 else \
                     run_op("scale", {"X": lr}, {"scale": scale})["Out"]
+                if self._eager_update(param, grad, param_lr, acc):
+                    continue
                 inputs = {param_slot: param, grad_slot: grad,
                           **({lr_slot: param_lr} if lr_slot else {}),
                           **self._extra_inputs(param, lr), **acc}
@@ -342,8 +350,9 @@ class Optimizer:
         if tensor is None:
             shape = param.shape if a.shape is None else list(a.shape)
             loaded = self._accumulators_holder.pop(name, None)
-            value = np.full(shape, a.value, dtype=param.dtype) if loaded is None else \
-                _value_of(loaded, shape, param.dtype, name)
+            dtype = param.dtype if a.dtype is None else np.dtype(a.dtype)
+            value = np.full(shape, a.value, dtype=dtype) if loaded is None else \
+                _value_of(loaded, shape, dtype, name)
             tensor = self._accumulators[name] = Tensor(value, name=name)
         return tensor
 
