@@ -15,14 +15,12 @@ from . import lr
 from .adam import Adam, Adamax, AdamW, Lamb, NAdam, RAdam
 from .adaptive import Adadelta, Adagrad, RMSProp, Rprop
 from .base import Optimizer
+from .lbfgs import LBFGS
 from .sgd import ASGD, SGD, Momentum
 
-UNSUPPORTED = {
-    "LBFGS": "not implemented in pyir yet (it needs a closure re-evaluating the model "
-             "several times per step)",
-}
+UNSUPPORTED: dict[str, str] = {}
 
-__all__ = ["Optimizer", "SGD", "Momentum", "ASGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Lamb",
-           "Adagrad", "RMSProp", "Adadelta", "Rprop", "lr"]
+__all__ = ["Optimizer", "SGD", "Momentum", "ASGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
+           "Lamb", "Adagrad", "RMSProp", "Adadelta", "Rprop", "LBFGS", "lr"]
 
 __getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)
