@@ -28,9 +28,10 @@ import pickle
 
 import numpy as np
 
-from . import framework
+from . import framework, static
 from .eager import Tensor
 from .errors import PyirError
+from .executor import Executor, Scope
 from .serialize import parse_program
 
 STRUCTURE_KEY = "StructuredToParameterName@@"
@@ -182,7 +183,8 @@ def load(path, **configs):
     anything but containers, numbers, strings and numpy arrays.
 
     Args:
-        path: the file, or a readable binary buffer.
+        path: the file, or a readable binary buffer; or the prefix of an inference model
+            (`jit.save`, `save_inference_model`), whose parameters come back by name.
         return_numpy: give numpy arrays instead of Tensors.
 
     Example:
@@ -196,6 +198,8 @@ def load(path, **configs):
         data, source = path.read(), "<buffer>"
     else:
         source = os.fspath(path)
+        if not os.path.isfile(source) and os.path.isfile(source + ".pdmodel"):
+            return _load_inference_params(source, configs)
         if not os.path.isfile(source):
             raise PyirError(f"pyir.load: no such file {source!r}")
         with open(source, "rb") as f:
@@ -222,6 +226,16 @@ def load(path, **configs):
                 obj[key] = Tensor(obj[key], name=name)
     return _convert(obj, lambda v: isinstance(v, np.ndarray),
                     lambda a: a if numpy_only else Tensor(a))
+
+
+def _load_inference_params(prefix: str, configs: dict) -> dict:
+    """The parameters of the inference model at `prefix` (`jit.save`, save_inference_model)
+    as {variable name: Tensor}, as Paddle's load gives for a model prefix."""
+    scope = Scope()
+    static.load_inference_model(prefix, Executor(), scope=scope)
+    numpy_only = bool(configs.get("return_numpy", False)) or framework.static_mode[0]
+    return {name: np.array(value) if numpy_only else Tensor(np.array(value), name=name)
+            for name, value in sorted(scope.vars.items())}
 
 
 def _is_named_array(obj) -> bool:

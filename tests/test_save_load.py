@@ -265,3 +265,19 @@ def test_resume_from_files_matches_an_uninterrupted_run(tmp_path):
     assert opt.get_lr() == pytest.approx(0.025)
     train(resumed, opt, grads[2:])
     np.testing.assert_array_equal(resumed.numpy(), w.numpy())
+
+
+def test_load_of_an_inference_model_prefix_gives_its_parameters(tmp_path):
+    x = pyir.static.data("x", [None, 3], "float32")
+    y = pyir.static.nn.fc(x, 2)
+    exe = pyir.static.Executor()
+    exe.run(pyir.static.default_startup_program())
+    pyir.static.save_inference_model(str(tmp_path / "m"), [x], [y], exe)
+    scope = pyir.static.global_scope()
+    pyir.disable_static()
+    params = serialization.load(str(tmp_path / "m"))
+    assert sorted(params) == ["fc_0.b_0", "fc_0.w_0"]
+    assert params["fc_0.w_0"].name == "fc_0.w_0"
+    np.testing.assert_array_equal(params["fc_0.w_0"].numpy(), scope["fc_0.w_0"])
+    arrays = serialization.load(str(tmp_path / "m"), return_numpy=True)
+    assert isinstance(arrays["fc_0.b_0"], np.ndarray)
