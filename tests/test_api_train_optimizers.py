@@ -439,3 +439,23 @@ def test_lbfgs_refusals():
         opt.step()
     with pytest.raises(BuildError, match="call opt.step\\(closure\\)"):
         opt.minimize(None)
+
+
+def test_scheduler_steps_reach_a_static_program_in_the_global_scope():
+    # Paddle's script shape: exe.run(main) per batch, scheduler.step() per epoch, one scope
+    opt, loss = _static_program("Adam_sched")
+    main, startup = static.default_main_program(), static.default_startup_program()
+    exe, scope = Executor(), static.global_scope()
+    exe.run(startup)
+    scope["fc_0.w_0"], scope["fc_0.b_0"] = W0.copy(), B0.copy()
+    for gw, gb in GRADS:
+        exe.run(main, feed={"x": np.zeros((1, 3), np.float32), "gw": gw, "gb": gb},
+                fetch_list=[loss])
+        opt._learning_rate.step()
+    assert scope["learning_rate_0"] == np.float32(0.1 * 0.5 ** 4)
+    np.testing.assert_allclose(scope["fc_0.w_0"], PADDLE["Adam_sched"][0], rtol=2e-5, atol=1e-6)
+    plateau = sched.ReduceOnPlateau(1.0, patience=0)
+    plateau._var_name = "learning_rate_0"
+    plateau.step(1.0)
+    plateau.step(2.0)
+    assert scope["learning_rate_0"] == np.float32(0.1)

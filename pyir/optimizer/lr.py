@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from ..errors import BuildError
+from ..executor import global_scope
 
 
 def _number(value, what: str, who: str) -> float:
@@ -74,12 +75,19 @@ class LRScheduler:
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             self.last_lr = closed() if closed is not None else self.get_lr()
-        self._announce()
+        self._stepped()
 
-    def _announce(self) -> None:
-        if self.verbose:
+    def _stepped(self, quiet: bool = False) -> None:
+        """After a step: print when verbose; update a static program's learning-rate
+        variable in the global scope."""
+        if self.verbose and not quiet:
             print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to "
                   f"{self.last_lr}.")
+        name = getattr(self, "_var_name", None)
+        if name is not None:
+            scope = global_scope()
+            if name in scope:
+                scope[name] = np.array(self.last_lr, dtype=np.float32)
 
     def state_keys(self) -> None:
         self.keys = ["last_epoch", "last_lr"]
@@ -410,6 +418,7 @@ class ReduceOnPlateau(LRScheduler):
                              f"tensor, got {type(metrics).__name__}")
         if self.cooldown_counter > 0:
             self.cooldown_counter -= 1
+            self._stepped(quiet=True)
             return
         if self.best is None or self._is_better(metrics, self.best):
             self.best, self.num_bad_epochs = metrics, 0
@@ -420,7 +429,9 @@ class ReduceOnPlateau(LRScheduler):
             new_lr = max(self.last_lr * self.factor, self.min_lr)
             if self.last_lr - new_lr > self.epsilon:
                 self.last_lr = new_lr
-                self._announce()
+                self._stepped()
+                return
+        self._stepped(quiet=True)
 
     def _is_better(self, current, best) -> bool:
         rel = self.threshold_mode == "rel"
@@ -645,7 +656,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             self.T_i, self.T_cur = self.T_0, epoch
         self.last_epoch = math.floor(epoch)
         self.last_lr = self.get_lr()
-        self._announce()
+        self._stepped()
 
 
 # --- Paddle 1.x function forms: in pyir they return the equivalent scheduler, as Paddle's
