@@ -459,3 +459,21 @@ def test_scheduler_steps_reach_a_static_program_in_the_global_scope():
     plateau.step(1.0)
     plateau.step(2.0)
     assert scope["learning_rate_0"] == np.float32(0.1)
+
+
+def test_tensor_hyperparameters_and_need_clip():
+    pyir.disable_static()
+    w, b = _eager_params()
+    b.need_clip = False  # what ParamAttr(need_clip=False) sets
+    opt = O.Adam(pyir.to_tensor(0.1), beta1=pyir.to_tensor(0.5), parameters=[w, b],
+                 grad_clip=pyir.nn.ClipGradByValue(0.1))
+    assert opt.get_lr() == pytest.approx(0.1) and opt._beta1 == 0.5
+    _eager_loss(w, b, *GRADS[0]).backward()
+    opt.step()
+    # Adam's first step moves each entry by ~lr * sign(grad), whatever its clipped size;
+    # the first moment shows the clip: w's gradient was clipped to [-0.1, 0.1], b's was not
+    state = opt.state_dict()
+    np.testing.assert_allclose(state["linear_0.w_0_moment1_0"].numpy(),
+                               0.5 * np.clip(GRADS[0][0], -0.1, 0.1), rtol=1e-6)
+    np.testing.assert_allclose(state["linear_0.b_0_moment1_0"].numpy(), 0.5 * GRADS[0][1],
+                               rtol=1e-6)

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import numbers
 
+from ..eager import Tensor
 from ..errors import BuildError
 from .base import Acc, Optimizer
 
 
-def _betas(who: str, **betas) -> None:
+def _betas(who: str, **betas) -> list[float]:
+    """The betas as floats (a one-element eager Tensor is read), each in [0, 1)."""
+    values = []
     for what, value in betas.items():
+        if isinstance(value, Tensor) and value.size == 1:
+            value = float(value.numpy().reshape(()))
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < 1:
             raise BuildError(f"{who}: {what} must be a number in [0, 1), got {value!r}")
+        values.append(float(value))
+    return values
 
 
 class Adam(Optimizer):
@@ -32,8 +39,8 @@ class Adam(Optimizer):
                  lazy_mode: bool = False, multi_precision: bool = False,
                  use_multi_tensor: bool = False, amsgrad: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        _betas(type(self).__name__, beta1=beta1, beta2=beta2)
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        beta1, beta2 = _betas(type(self).__name__, beta1=beta1, beta2=beta2)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, float(epsilon)
         self._amsgrad = bool(amsgrad)
 
     def _accs(self, param):
@@ -92,8 +99,8 @@ class Adamax(Optimizer):
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        _betas("Adamax", beta1=beta1, beta2=beta2)
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        beta1, beta2 = _betas("Adamax", beta1=beta1, beta2=beta2)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, float(epsilon)
 
     def _accs(self, param):
         return [Acc("Moment", "MomentOut", "moment"), Acc("InfNorm", "InfNormOut", "inf_norm"),
@@ -121,10 +128,10 @@ class NAdam(Optimizer):
                  epsilon: float = 1e-8, momentum_decay: float = 0.004, parameters=None,
                  weight_decay=None, grad_clip=None, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        _betas("NAdam", beta1=beta1, beta2=beta2)
+        beta1, beta2 = _betas("NAdam", beta1=beta1, beta2=beta2)
         if momentum_decay < 0:
             raise BuildError(f"NAdam: momentum_decay must be >= 0, got {momentum_decay}")
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, float(epsilon)
         self._momentum_decay = float(momentum_decay)
 
     def _accs(self, param):
@@ -152,8 +159,8 @@ class RAdam(Optimizer):
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        _betas("RAdam", beta1=beta1, beta2=beta2)
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        beta1, beta2 = _betas("RAdam", beta1=beta1, beta2=beta2)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, float(epsilon)
 
     def _accs(self, param):
         return [Acc("beta1_pow", "beta1_pow_out", "beta1_pow", 1.0),
@@ -181,8 +188,8 @@ class Lamb(Optimizer):
                  parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
                  multi_precision: bool = False, always_adapt: bool = False, name=None):
         super().__init__(learning_rate, parameters, None, grad_clip, name)
-        _betas("Lamb", beta1=beta1, beta2=beta2)
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        beta1, beta2 = _betas("Lamb", beta1=beta1, beta2=beta2)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, float(epsilon)
         self._weight_decay, self._exclude = float(lamb_weight_decay), exclude_from_weight_decay_fn
         self._always_adapt = bool(always_adapt)
 

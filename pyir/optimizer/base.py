@@ -56,6 +56,8 @@ class Optimizer:
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name: str | None = None):
         who = type(self).__name__
+        if isinstance(learning_rate, Tensor) and learning_rate.size == 1:
+            learning_rate = float(learning_rate.numpy().reshape(()))  # a constant rate
         if isinstance(learning_rate, LRScheduler):
             pass
         elif isinstance(learning_rate, bool) or not isinstance(learning_rate, numbers.Real) \
@@ -450,7 +452,16 @@ def _flatten_groups(parameters, who: str) -> tuple[list | None, dict]:
 
 
 def _clip_eager(clip, params_grads: list) -> list:
-    """Eager gradient clipping with the ops the static clip appends (pyir/nn/clip.py)."""
+    """Eager gradient clipping with the ops the static clip appends (pyir/nn/clip.py);
+    parameters with `need_clip = False` (ParamAttr(need_clip=False)) keep their gradient."""
+    kept = [(p, g) for p, g in params_grads if getattr(p, "need_clip", True) is False]
+    clipped = _clip_all(clip, [(p, g) for p, g in params_grads
+                               if getattr(p, "need_clip", True) is not False])
+    by_param = {id(p): (p, g) for p, g in kept + clipped}
+    return [by_param[id(p)] for p, _ in params_grads]
+
+
+def _clip_all(clip, params_grads: list) -> list:
     if isinstance(clip, ClipGradByValue):
         return [(p, run_op("clip", {"X": g}, {"min": clip.min, "max": clip.max})["Out"])
                 for p, g in params_grads]
