@@ -99,8 +99,9 @@ def save(layer, path: str, input_spec=None, **configs) -> None:
     """
     if not callable(layer):
         raise PyirError(f"jit.save: expects a layer or a callable, got {type(layer).__name__}")
-    input_spec = input_spec if input_spec is not None else getattr(layer, "_pyir_input_spec",
-                                                                   None)
+    if input_spec is None:  # from to_static(input_spec=...) on the layer or its forward
+        input_spec = getattr(layer, "_pyir_input_spec", None) or \
+            getattr(getattr(layer, "forward", None), "_pyir_input_spec", None)
     if input_spec is None:
         raise PyirError("jit.save: input_spec is required (one pyir.static.InputSpec per "
                         "forward input) to trace the layer")

@@ -477,3 +477,20 @@ def test_tensor_hyperparameters_and_need_clip():
                                0.5 * np.clip(GRADS[0][0], -0.1, 0.1), rtol=1e-6)
     np.testing.assert_allclose(state["linear_0.b_0_moment1_0"].numpy(), 0.5 * GRADS[0][1],
                                rtol=1e-6)
+
+
+def test_backward_then_apply_gradients():
+    x = static.data("x", [-1, 3], "float32")
+    loss = pyir.mean(static.nn.fc(x, 2))
+    sgd = O.SGD(0.1)
+    params_grads = sgd.backward(loss)
+    assert sorted(p.name for p, _ in params_grads) == ["fc_0.b_0", "fc_0.w_0"]
+    ops = sgd.apply_gradients(params_grads)
+    assert [op.type for op in ops] == ["sgd", "sgd"]
+    pyir.disable_static()
+    w, b = _eager_params()
+    eager_sgd = O.SGD(0.1, parameters=[w, b])
+    pairs = eager_sgd.backward(_eager_loss(w, b, *GRADS[0]))
+    np.testing.assert_array_equal(pairs[0][1].numpy(), GRADS[0][0])
+    eager_sgd.apply_gradients(pairs)
+    np.testing.assert_allclose(w.numpy(), W0 - 0.1 * GRADS[0][0], rtol=1e-6)

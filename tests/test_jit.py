@@ -168,3 +168,25 @@ def test_to_static_and_friends_are_accepted():
     jit.enable_to_static(False)
     with pytest.raises(PyirError, match="enable_to_static expects a bool"):
         jit.enable_to_static("no")
+
+
+def test_input_spec_from_to_static_on_forward(tmp_path):
+    pyir.disable_static()
+
+    class Scaled:
+        def __init__(self):
+            self.w = _param(W, "scaled.w_0")
+
+        def parameters(self):
+            return [self.w]
+
+        @jit.to_static(input_spec=[InputSpec([None, 4], "float32", "inp")])
+        def forward(self, x):
+            return pyir.matmul(x, self.w) * 2.0
+
+        __call__ = forward
+
+    jit.save(Scaled(), str(tmp_path / "s"))
+    loaded = jit.load(str(tmp_path / "s"))
+    assert loaded._feed_names == ["inp"]
+    np.testing.assert_allclose(loaded(X).numpy(), X @ W * 2.0, rtol=1e-5)

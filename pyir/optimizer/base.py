@@ -161,6 +161,19 @@ class Optimizer:
         params_grads = append_backward(loss, parameters or self._parameter_list, no_grad_set)
         return self.apply_gradients(params_grads, loss, startup_program), params_grads
 
+    def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
+                 callbacks=None) -> list:
+        """The (param, grad) pairs of `loss`: static, the appended backward pass; eager,
+        `loss.backward()` and the parameters' gradients.
+
+        Example:
+            >>> params_grads = opt.backward(loss); opt.apply_gradients(params_grads)
+        """
+        if isinstance(loss, Tensor):
+            loss.backward()
+            return self._eager_params_grads(parameters)
+        return append_backward(loss, parameters or self._parameter_list, no_grad_set)
+
     def apply_gradients(self, params_grads: list, loss: Variable | None = None,
                         startup_program=None) -> list:
         """Append gradient clipping, weight decay and one update op per (param, grad), in
