@@ -215,7 +215,7 @@ def random_split(dataset, lengths, generator=None) -> list[Subset]:
         for i, fraction in enumerate(lengths):
             if not 0 <= fraction <= 1:
                 raise PyirError(f"random_split: fraction at index {i} is not in [0, 1]")
-            sizes.append(int(math.floor(n * fraction)))
+            sizes.append(math.floor(n * fraction))
         for i in range(n - sum(sizes)):
             sizes[i % len(sizes)] += 1
         lengths = sizes
@@ -431,7 +431,7 @@ class DistributedBatchSampler(BatchSampler):
                             f"num_replicas, got {num_replicas} and {rank}")
         self.dataset, self.batch_size = dataset, int(batch_size)
         self.shuffle, self.drop_last, self.epoch = shuffle, drop_last, 0
-        self.num_samples = int(math.ceil(len(dataset) / self.nranks))
+        self.num_samples = math.ceil(len(dataset) / self.nranks)
         self.total_size = self.num_samples * self.nranks
 
     def __iter__(self):
@@ -643,7 +643,7 @@ def _plain(sample):
 class WorkerInfo:
     """What a DataLoader worker knows about itself (never made in pyir: no workers)."""
 
-    def __init__(self, id: int, num_workers: int, dataset) -> None:  # noqa: A002
+    def __init__(self, id: int, num_workers: int, dataset) -> None:
         self.id, self.num_workers, self.dataset = id, num_workers, dataset
 
 
@@ -653,11 +653,11 @@ def get_worker_info():
     Example:
         >>> get_worker_info() is None
     """
-    return None
+    return
 
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
-           "ConcatDataset", "Subset", "random_split", "Sampler", "SequenceSampler",
-           "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
-           "DistributedBatchSampler", "DataLoader", "get_worker_info", "default_collate_fn",
-           "WorkerInfo"]
+__all__ = ["BatchSampler", "ChainDataset", "ComposeDataset", "ConcatDataset", "DataLoader",
+           "Dataset", "DistributedBatchSampler", "IterableDataset", "RandomSampler", "Sampler",
+           "SequenceSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
+           "WeightedRandomSampler", "WorkerInfo", "default_collate_fn", "get_worker_info",
+           "random_split"]

@@ -214,7 +214,7 @@ class _swapped:
             object.__setattr__(container, key, value)
 
     def _walk(self, obj, seen: set) -> None:
-        if id(obj) in seen or isinstance(obj, _SKIP) or isinstance(obj, (Tensor, Variable)) \
+        if id(obj) in seen or isinstance(obj, (*_SKIP, Tensor, Variable)) \
                 or inspect.isclass(obj) or inspect.ismodule(obj):
             return
         seen.add(id(obj))
@@ -325,5 +325,5 @@ def load(path: str, **configs) -> TranslatedLayer:
     return TranslatedLayer(program, list(feeds), [v.name for v in fetches], scope)
 
 
-__all__ = ["save", "load", "to_static", "not_to_static", "ignore_module", "enable_to_static",
-           "set_code_level", "set_verbosity", "TranslatedLayer"]
+__all__ = ["TranslatedLayer", "enable_to_static", "ignore_module", "load", "not_to_static", "save",
+           "set_code_level", "set_verbosity", "to_static"]

@@ -21,7 +21,7 @@ from .dispatch import apply_op, dtype_of, out
 from .eager import Tensor
 from .errors import BuildError
 from .framework import Variable
-from .tensor.manipulation import cast, reshape, slice  # noqa: A004 - Paddle's name
+from .tensor.manipulation import cast, reshape, slice
 
 
 class Metric(metaclass=abc.ABCMeta):
@@ -236,7 +236,8 @@ class Auc(Metric):
         return self._name
 
 
-def accuracy(input, label, k: int = 1, correct=None, total=None, name: str | None = None):  # noqa: A002
+def accuracy(input, label, k: int = 1, correct=None, total=None,
+             name: str | None = None):
     """Top-k accuracy of `input` scores against `label` class ids ([N, 1]): ops top_k_v2 and
     accuracy, as Paddle emits them.
 
@@ -258,4 +259,4 @@ def accuracy(input, label, k: int = 1, correct=None, total=None, name: str | Non
     return result["Accuracy"]
 
 
-__all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc", "accuracy"]
+__all__ = ["Accuracy", "Auc", "Metric", "Precision", "Recall", "accuracy"]

@@ -83,7 +83,7 @@ def safe_loads(data: bytes, source: str = "<bytes>"):
         return _SafeUnpickler(io.BytesIO(data), source).load()
     except UnsafePickleError:
         raise
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - any unpickling failure is one error line
         raise PyirError(f"{source}: not a readable pickle ({type(e).__name__}: {e})") from None
 
 
@@ -207,7 +207,7 @@ def load(path, **configs):
     if not data.startswith(b"\x80"):
         try:
             return parse_program(data, source)
-        except Exception:
+        except Exception:  # noqa: BLE001 - not a program either
             raise PyirError(f"{source}: neither a pickle written by paddle.save nor a program "
                             f"file") from None
     obj = safe_loads(data, source)
@@ -267,4 +267,4 @@ def _convert(obj, condition, convert):
     return obj
 
 
-__all__ = ["save", "load", "safe_loads", "UnsafePickleError"]
+__all__ = ["UnsafePickleError", "load", "safe_loads", "save"]

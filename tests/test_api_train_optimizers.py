@@ -224,7 +224,7 @@ def test_state_dict_uses_paddles_names_and_resumes_exactly():
 
 
 def test_asgd_keeps_a_window_of_gradients():
-    w, _, opt = _train_eager("ASGD", GRADS[:3])
+    _, _, opt = _train_eager("ASGD", GRADS[:3])
     state = opt.state_dict()
     assert state["linear_0.w_0_m_0"].numpy().tolist() == [3]
     assert state["linear_0.w_0_m_0"].dtype == np.int64
@@ -284,7 +284,7 @@ def test_parameter_groups_take_their_own_weight_decay():
 
 
 def test_static_scheduler_sets_the_learning_rate_variable():
-    opt, loss = _static_program("Adam_sched")
+    opt, _ = _static_program("Adam_sched")
     main, startup = static.default_main_program(), static.default_startup_program()
     fill = next(op for op in startup.global_block().ops
                 if op.output_arg_names == ["learning_rate_0"])
@@ -323,6 +323,7 @@ def test_optimizer_refusals():
 
 def test_saved_training_file_with_a_scheduler_runs_with_the_stored_rate(tmp_path):
     from conftest import cli
+
     from pyir.io import load_model
     from pyir.training import run_steps, save_program
 

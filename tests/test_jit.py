@@ -69,7 +69,7 @@ def saved(tmp_path):
 
 
 def test_saved_model_runs_in_static_mode(saved):
-    model, prefix = saved
+    _, prefix = saved
     pyir.enable_static()
     scope = Scope()
     program, feeds, fetches = pyir.static.load_inference_model(prefix, Executor(), scope=scope)
@@ -97,7 +97,7 @@ def test_the_layer_is_left_as_it_was(saved):
 def test_jit_load_returns_a_callable(saved):
     _, prefix = saved
     loaded = jit.load(prefix)
-    out, hidden = loaded(pyir.to_tensor(X))
+    out, _ = loaded(pyir.to_tensor(X))
     assert isinstance(out, pyir.Tensor)
     np.testing.assert_allclose(out.numpy(), _expected(X)[0], rtol=1e-5, atol=1e-6)
     assert sorted(loaded.state_dict()) == ["head_0.w_0", "linear_0.b_0", "linear_0.w_0"]

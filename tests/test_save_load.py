@@ -121,7 +121,7 @@ def test_writes_paddles_layout(tmp_path):
     serialization.save({"weight": w, "bias": b}, str(path))
     data = path.read_bytes()
     assert data[:2] == b"\x80\x04"  # protocol 4
-    raw = pickle.loads(data)  # noqa: S301 - our own file
+    raw = pickle.loads(data)
     assert list(raw) == ["weight", "bias", "StructuredToParameterName@@"]
     assert raw["StructuredToParameterName@@"] == {"weight": "linear_0.w_0",
                                                   "bias": "linear_0.b_0"}
@@ -132,7 +132,7 @@ def test_writes_paddles_layout(tmp_path):
                        protocol=2)
     data = nested.read_bytes()
     assert data[:2] == b"\x80\x02"
-    raw = pickle.loads(data)  # noqa: S301
+    raw = pickle.loads(data)
     assert raw["w"][0] == "linear_0.w_0" and type(raw["w"]) is tuple
     assert raw["parts"][0][0] == "linear_0.b_0" and raw["parts"][1] == 1.5
     assert "StructuredToParameterName@@" not in raw
@@ -180,7 +180,7 @@ def test_a_hostile_pickle_is_refused_without_running(tmp_path):
 
 
 @pytest.mark.parametrize("payload, refused", [
-    (pickle.dumps(eval, protocol=2), "builtins.eval"),  # noqa: S307 - a reference, not a call
+    (pickle.dumps(eval, protocol=2), "builtins.eval"),
     (pickle.dumps(_Hostile, protocol=4), "test_save_load._Hostile"),
     (b"\x80\x04c__builtin__\ngetattr\n.", "builtins.getattr"),
 ])

@@ -147,7 +147,8 @@ def _adadelta_expect(Param, Grad, AvgSquaredGrad, AvgSquaredUpdate, LearningRate
         "(AvgSquaredGradOut + eps)) * g; ParamOut = Param + lr * update; AvgSquaredUpdateOut = "
         "rho * E[dx^2] + (1 - rho) * update^2",
     examples=[Example({"Param": rand(3, 4), "Grad": rand(3, 4),
-                       "AvgSquaredGrad": rand_positive(3, 4), "AvgSquaredUpdate": rand_positive(3, 4),
+                       "AvgSquaredGrad": rand_positive(3, 4),
+                       "AvgSquaredUpdate": rand_positive(3, 4),
                        "LearningRate": np.array(0.5, np.float32)}, {"rho": 0.9}, _adadelta_expect)],
 )
 def adadelta(Param, Grad, AvgSquaredGrad, AvgSquaredUpdate, LearningRate, MasterParam, rho,

@@ -20,7 +20,7 @@ from .sgd import ASGD, SGD, Momentum
 
 UNSUPPORTED: dict[str, str] = {}
 
-__all__ = ["Optimizer", "SGD", "Momentum", "ASGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam",
-           "Lamb", "Adagrad", "RMSProp", "Adadelta", "Rprop", "LBFGS", "lr"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lamb",
+           "Momentum", "NAdam", "Optimizer", "RAdam", "RMSProp", "Rprop", "lr"]
 
 __getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)

@@ -207,4 +207,4 @@ class Lamb(Optimizer):
                 "weight_decay": decay, "always_adapt": self._always_adapt}
 
 
-__all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Lamb"]
+__all__ = ["Adam", "AdamW", "Adamax", "Lamb", "NAdam", "RAdam"]

@@ -125,4 +125,4 @@ class Rprop(Optimizer):
         return made
 
 
-__all__ = ["Adagrad", "RMSProp", "Adadelta", "Rprop"]
+__all__ = ["Adadelta", "Adagrad", "RMSProp", "Rprop"]

@@ -26,7 +26,7 @@ from ..backward import append_backward
 from ..builder import ROLE_OPTIMIZE, emit, op_role
 from ..eager import Tensor, no_grad, run_op
 from ..errors import BuildError
-from ..framework import (Variable, default_startup_program, program_guard, unique_name)
+from ..framework import Variable, default_startup_program, program_guard, unique_name
 from ..nn.clip import ClipGradBase, ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from ..regularizer import as_regularizer
 from .lr import LRScheduler
@@ -247,7 +247,7 @@ class Optimizer:
             first = len(block.ops)
             term = regularizer(param, grad, block)
             emit("sum", {"X": [grad, term]}, outputs={"Out": grad}, block=block)
-            _tag(block.ops[first:], scope, lambda op: [param.name, grad.name])
+            _tag(block.ops[first:], scope, lambda op, p=param, g=grad: [p.name, g.name])
         return params_grads
 
     def _static_accumulators(self, param, program, startup) -> dict:

@@ -206,7 +206,7 @@ class LBFGS(Optimizer):
             ls_evals = 0
             if self.line_search_fn is not None:
                 loss, flat_grad, alpha, ls_evals = _strong_wolfe(
-                    lambda a: self._evaluate(closure, a, d), alpha, d, loss, flat_grad, gtd)
+                    lambda a, d=d: self._evaluate(closure, a, d), alpha, d, loss, flat_grad, gtd)
                 self._add_step(alpha, d)
                 converged = np.abs(flat_grad).max() <= self.tolerance_grad
             else:

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import warnings
@@ -301,7 +302,7 @@ class MultiStepDecay(LRScheduler):
         if not isinstance(milestones, (tuple, list)):
             raise BuildError(f"MultiStepDecay: milestones must be a list or tuple, got "
                              f"{type(milestones).__name__}")
-        if any(a >= b for a, b in zip(milestones, milestones[1:])):
+        if any(a >= b for a, b in itertools.pairwise(milestones)):
             raise BuildError(f"MultiStepDecay: milestones must increase, got {list(milestones)}")
         if gamma >= 1.0:
             raise BuildError(f"MultiStepDecay: gamma must be < 1.0, got {gamma}")
@@ -448,7 +449,7 @@ class CosineAnnealingDecay(LRScheduler):
         >>> CosineAnnealingDecay(0.5, T_max=10)
     """
 
-    def __init__(self, learning_rate: float, T_max: int, eta_min: float = 0,  # noqa: N803
+    def __init__(self, learning_rate: float, T_max: int, eta_min: float = 0,
                  last_epoch: int = -1, verbose: bool = False) -> None:
         self.T_max = _positive_int(T_max, "T_max", "CosineAnnealingDecay")
         self.eta_min = _number(eta_min, "eta_min", "CosineAnnealingDecay")
@@ -621,7 +622,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         >>> CosineAnnealingWarmRestarts(0.5, T_0=5, T_mult=2)
     """
 
-    def __init__(self, learning_rate: float, T_0: int, T_mult: int = 1,  # noqa: N803
+    def __init__(self, learning_rate: float, T_0: int, T_mult: int = 1,
                  eta_min: float = 0, last_epoch: int = -1, verbose: bool = False):
         self.T_0 = self.T_i = _positive_int(T_0, "T_0", "CosineAnnealingWarmRestarts")
         if isinstance(T_mult, bool) or not isinstance(T_mult, int) or T_mult < 1:
@@ -720,9 +721,9 @@ def sync_learning_rate(program, scope) -> None:
     scope[var.name] = np.array(scheduler(), dtype=np.float32)
 
 
-__all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
-           "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
-           "LambdaDecay", "ReduceOnPlateau", "CosineAnnealingDecay", "MultiplicativeDecay",
-           "OneCycleLR", "CyclicLR", "LinearLR", "CosineAnnealingWarmRestarts", "noam_decay",
-           "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
-           "piecewise_decay", "cosine_decay", "linear_lr_warmup"]
+__all__ = ["CosineAnnealingDecay", "CosineAnnealingWarmRestarts", "CyclicLR", "ExponentialDecay",
+           "InverseTimeDecay", "LRScheduler", "LambdaDecay", "LinearLR", "LinearWarmup",
+           "MultiStepDecay", "MultiplicativeDecay", "NaturalExpDecay", "NoamDecay", "OneCycleLR",
+           "PiecewiseDecay", "PolynomialDecay", "ReduceOnPlateau", "StepDecay", "cosine_decay",
+           "exponential_decay", "inverse_time_decay", "linear_lr_warmup", "natural_exp_decay",
+           "noam_decay", "piecewise_decay", "polynomial_decay"]

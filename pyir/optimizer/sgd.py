@@ -110,4 +110,4 @@ class ASGD(Optimizer):
         return True
 
 
-__all__ = ["SGD", "Momentum", "ASGD"]
+__all__ = ["ASGD", "SGD", "Momentum"]
