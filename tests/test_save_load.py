@@ -281,3 +281,88 @@ def test_load_of_an_inference_model_prefix_gives_its_parameters(tmp_path):
     np.testing.assert_array_equal(params["fc_0.w_0"].numpy(), scope["fc_0.w_0"])
     arrays = serialization.load(str(tmp_path / "m"), return_numpy=True)
     assert isinstance(arrays["fc_0.b_0"], np.ndarray)
+
+
+# Written by Paddle 3.3.1's paddle.static.save for x -> fc(x, 2) -> mean, Adam(0.1), after
+# the startup program: fc_0.w_0 (uniform init), fc_0.b_0 zeros; learning_rate_0 and Adam state.
+STATIC_PDPARAMS = (
+    "gASV4wAAAAAAAAB9lCiMCGZjXzAud18wlIwWbnVtcHkuX2NvcmUubXVsdGlhcnJheZSMDF9yZWNvbnN0cnVjdJSTlI"
+    "wFbnVtcHmUjAduZGFycmF5lJOUSwCFlEMBYpSHlFKUKEsBSwNLAoaUaAWMBWR0eXBllJOUjAJmNJSJiIeUUpQoSwOM"
+    "ATyUTk5OSv////9K/////0sAdJRiiUMYHCYevwgkJr+0HoQ+ej0YP5D0vz6cNqc+lHSUYowIZmNfMC5iXzCUaARoB0"
+    "sAhZRoCYeUUpQoSwFLAoWUaBGJQwgAAAAAAAAAAJR0lGJ1Lg==")
+
+STATIC_PDOPT = (
+    "gASVpAIAAAAAAAB9lCiMD2xlYXJuaW5nX3JhdGVfMJSMFm51bXB5Ll9jb3JlLm11bHRpYXJyYXmUjAxfcmVjb25zdH"
+    "J1Y3SUk5SMBW51bXB5lIwHbmRhcnJheZSTlEsAhZRDAWKUh5RSlChLASloBYwFZHR5cGWUk5SMAmY0lImIh5RSlChL"
+    "A4wBPJROTk5K/////0r/////SwB0lGKJQwTNzMw9lHSUYowSZmNfMC5iXzBfbW9tZW50MV8wlGgEaAdLAIWUaAmHlF"
+    "KUKEsBSwKFlGgQiUMIAAAAAAAAAACUdJRijBJmY18wLmJfMF9tb21lbnQyXzCUaARoB0sAhZRoCYeUUpQoSwFLAoWU"
+    "aBCJQwgAAAAAAAAAAJR0lGKMGGZjXzAuYl8wX2JldGExX3Bvd19hY2NfMJRoBGgHSwCFlGgJh5RSlChLAUsBhZRoEI"
+    "lDBGZmZj+UdJRijBhmY18wLmJfMF9iZXRhMl9wb3dfYWNjXzCUaARoB0sAhZRoCYeUUpQoSwFLAYWUaBCJQwR3vn8/"
+    "lHSUYowSZmNfMC53XzBfbW9tZW50MV8wlGgEaAdLAIWUaAmHlFKUKEsBSwNLAoaUaBCJQxgAAAAAAAAAAAAAAAAAAA"
+    "AAAAAAAAAAAACUdJRijBJmY18wLndfMF9tb21lbnQyXzCUaARoB0sAhZRoCYeUUpQoSwFLA0sChpRoEIlDGAAAAAAA"
+    "AAAAAAAAAAAAAAAAAAAAAAAAAJR0lGKMGGZjXzAud18wX2JldGExX3Bvd19hY2NfMJRoBGgHSwCFlGgJh5RSlChLAU"
+    "sBhZRoEIlDBGZmZj+UdJRijBhmY18wLndfMF9iZXRhMl9wb3dfYWNjXzCUaARoB0sAhZRoCYeUUpQoSwFLAYWUaBCJ"
+    "QwR3vn8/lHSUYnUu")
+
+STATIC_W = [[-0.6177690029144287, -0.6489872932434082], [0.2580467462539673, 0.5946880578994751],
+            [0.37491273880004883, 0.32658851146698]]
+
+
+def _static_adam_program():
+    x = pyir.static.data("x", [None, 3], "float32")
+    loss = pyir.mean(pyir.static.nn.fc(x, 2))
+    pyir.optimizer.Adam(0.1).minimize(loss)
+    exe = pyir.static.Executor()
+    exe.run(pyir.static.default_startup_program())
+    return pyir.static.default_main_program(), loss
+
+
+def test_static_save_writes_paddles_files_and_loads_them_back(tmp_path):
+    main, _ = _static_adam_program()
+    scope = pyir.static.global_scope()
+    prefix = str(tmp_path / "st" / "model")
+    serialization.save_static(main, prefix)
+    params = pickle.loads((tmp_path / "st" / "model.pdparams").read_bytes())  # noqa: S301
+    opt = pickle.loads((tmp_path / "st" / "model.pdopt").read_bytes())  # noqa: S301
+    assert sorted(params) == ["fc_0.b_0", "fc_0.w_0"]
+    assert sorted(opt) == sorted(["learning_rate_0"] + [
+        f"fc_0.{p}_{s}_0" for p in ("w_0", "b_0")
+        for s in ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")])
+    assert (tmp_path / "st" / "model.pdmodel").exists()
+    saved_w = scope["fc_0.w_0"].copy()
+    scope["fc_0.w_0"] = np.zeros_like(saved_w)
+    scope["learning_rate_0"] = np.array(7.0, np.float32)
+    serialization.load_static(main, prefix, pyir.static.Executor())
+    np.testing.assert_array_equal(scope["fc_0.w_0"], saved_w)
+    assert scope["learning_rate_0"] == np.float32(0.1)
+
+
+def test_static_load_reads_paddles_files(tmp_path):
+    main, _ = _static_adam_program()
+    prefix = tmp_path / "model"
+    (tmp_path / "model.pdparams").write_bytes(base64.b64decode(STATIC_PDPARAMS))
+    (tmp_path / "model.pdopt").write_bytes(base64.b64decode(STATIC_PDOPT))
+    state = serialization.load_program_state(str(prefix))
+    assert len(state) == 11 and state["learning_rate_0"] == np.float32(0.1)
+    serialization.load_static(main, str(prefix))
+    scope = pyir.static.global_scope()
+    np.testing.assert_allclose(scope["fc_0.w_0"], STATIC_W)
+    np.testing.assert_array_equal(scope["fc_0.w_0_beta1_pow_acc_0"], np.float32([0.9]))
+    only = serialization.load_program_state(str(prefix), var_list=["fc_0.b_0"])
+    assert list(only) == ["fc_0.b_0"]
+
+
+def test_static_state_refusals(tmp_path):
+    main, _ = _static_adam_program()
+    with pytest.raises(PyirError, match=r"fc_0.w_0 has shape \[2\] in the state, the program "
+                                        r"declares \[3, 2\]"):
+        serialization.set_program_state(main, {"fc_0.w_0": np.zeros(2, np.float32)})
+    with pytest.warns(UserWarning, match="1 values have no variable in the program"):
+        serialization.set_program_state(main, {"other": np.zeros(2, np.float32)})
+    serialization.save({"fc_0.b_0": np.zeros(2, np.float32)}, str(tmp_path / "m.pdparams"))
+    with pytest.raises(PyirError, match=r"m.pdparams has no value for \['fc_0.w_0'\]"):
+        serialization.load_static(main, str(tmp_path / "m"))
+    with pytest.raises(PyirError, match="no such file"):
+        serialization.load_program_state(str(tmp_path / "absent"))
+    with pytest.raises(PyirError, match="expects a static Program"):
+        serialization.save_static("main", str(tmp_path / "x"))
