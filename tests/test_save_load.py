@@ -322,8 +322,8 @@ def test_static_save_writes_paddles_files_and_loads_them_back(tmp_path):
     scope = pyir.static.global_scope()
     prefix = str(tmp_path / "st" / "model")
     serialization.save_static(main, prefix)
-    params = pickle.loads((tmp_path / "st" / "model.pdparams").read_bytes())  # noqa: S301
-    opt = pickle.loads((tmp_path / "st" / "model.pdopt").read_bytes())  # noqa: S301
+    params = pickle.loads((tmp_path / "st" / "model.pdparams").read_bytes())
+    opt = pickle.loads((tmp_path / "st" / "model.pdopt").read_bytes())
     assert sorted(params) == ["fc_0.b_0", "fc_0.w_0"]
     assert sorted(opt) == sorted(["learning_rate_0"] + [
         f"fc_0.{p}_{s}_0" for p in ("w_0", "b_0")
