@@ -336,13 +336,7 @@ class Optimizer:
                 for slot, tensor in acc.items():
                     if by_out[slot] in outs:
                         tensor._value = outs[by_out[slot]]._value
-
-                def run(op_type, inputs, attrs, outputs):
-                    results = run_op(op_type, inputs, attrs)
-                    for slot, target in outputs.items():
-                        target._value = results[slot]._value
-
-                self._after_update(param, acc, run)
+                self._after_update(param, acc, _run_now)
 
     def _make_eager_accumulators(self, params: list) -> None:
         """Create missing accumulators kind by kind over the parameters (all moment1, then
@@ -417,6 +411,13 @@ class Optimizer:
                 self._accumulators_holder[key] = value
 
     set_dict = set_state_dict
+
+
+def _run_now(op_type: str, inputs: dict, attrs: dict, outputs: dict) -> None:
+    """Run one op eagerly and write its outputs into the given Tensors (in place)."""
+    results = run_op(op_type, inputs, attrs)
+    for slot, target in outputs.items():
+        target._value = results[slot]._value
 
 
 def _param_lr_scale(param) -> float:
