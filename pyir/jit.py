@@ -22,6 +22,7 @@ import inspect
 import numpy as np
 
 from . import framework, static
+from . import unsupported as _unsupported
 from .eager import Tensor
 from .errors import BuildError, PyirError
 from .executor import Executor, Scope
@@ -327,3 +328,10 @@ def load(path: str, **configs) -> TranslatedLayer:
 
 __all__ = ["TranslatedLayer", "enable_to_static", "ignore_module", "load", "not_to_static", "save",
            "set_code_level", "set_verbosity", "to_static"]
+
+UNSUPPORTED = {
+    "json_to_pdmodel": "converts Paddle's PIR JSON programs; pyir reads and writes legacy "
+                       ".pdmodel files only",
+}
+
+__getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)

@@ -9,6 +9,7 @@ Eager optimizers run the same ops on Tensors (`eager_term`).
 
 from __future__ import annotations
 
+from . import framework
 from .builder import emit
 from .eager import run_op
 from .errors import BuildError
@@ -68,6 +69,11 @@ class L1Decay(WeightDecayRegularizer):
     def eager_term(self, param):
         sign = run_op("sign", {"X": param})["Out"]
         return run_op("scale", {"X": sign}, {"scale": self._coeff})["Out"]
+
+
+def in_dynamic_or_pir_mode() -> bool:
+    """Whether pyir runs eagerly (Paddle's name; pyir has no PIR mode)."""
+    return not framework.static_mode[0]
 
 
 def as_regularizer(weight_decay, who: str) -> WeightDecayRegularizer | None:

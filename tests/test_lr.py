@@ -246,3 +246,24 @@ def test_one_cycle_refuses_stepping_past_its_total():
     with pytest.raises(BuildError, match="stepped 4 times, more than total_steps 3"):
         cycle.step()
     assert math.isclose(L.OneCycleLR(1.0, 30)(), 0.04)  # max / divide_factor
+
+
+def test_step_counter_and_module_helpers():
+    from pyir.executor import Executor, Scope
+
+    counter = L.autoincreased_step_counter(begin=1, step=2)
+    assert L.autoincreased_step_counter() is counter  # one counter per name
+    main = pyir.static.default_main_program()
+    assert main.global_block().ops[0].type == "increment"
+    scope, exe = Scope(), Executor()
+    exe.run(pyir.static.default_startup_program(), scope=scope)
+    seen = [int(exe.run(main, fetch_list=[counter], scope=scope)[0][0]) for _ in range(3)]
+    assert seen == [2, 4, 6]  # begin - 1, then + step before each run
+    assert not L.in_dygraph_mode()
+    L.check_type(0.5, "learning_rate", (float,), "cosine_decay")
+    with pytest.raises(BuildError, match="cosine_decay: learning_rate must be"):
+        L.check_type("0.5", "learning_rate", (float,), "cosine_decay")
+    pyir.disable_static()
+    assert L.in_dygraph_mode() and pyir.regularizer.in_dynamic_or_pir_mode()
+    with pytest.raises(BuildError, match="builds a static counter"):
+        L.autoincreased_step_counter()

@@ -20,7 +20,14 @@ Example:
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Callable  # noqa: F401  (Paddle's lr module has these names too)
+
+from .. import dtypes, framework
+from ..builder import emit
+from ..eager import Tensor  # noqa: F401
 from ..errors import BuildError
+from ..framework import Variable, default_main_program, default_startup_program
 from ._lr_base import LRScheduler, sync_learning_rate
 from ._lr_cycles import (
     CosineAnnealingDecay,
@@ -89,6 +96,53 @@ def cosine_decay(learning_rate, step_each_epoch, epochs):
 def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
     """LinearWarmup(...). Example: >>> linear_lr_warmup(0.1, 10, 0.0, 0.1)"""
     return LinearWarmup(learning_rate, warmup_steps, start_lr, end_lr)
+
+# typing names Paddle's lr module exposes (its annotations)
+Any, Literal, NotRequired, TypedDict = (typing.Any, typing.Literal, typing.NotRequired,
+                                        typing.TypedDict)
+
+
+def in_dygraph_mode() -> bool:
+    """Whether pyir runs eagerly (not in static mode). Example: >>> in_dygraph_mode()"""
+    return not framework.static_mode[0]
+
+
+def check_type(input, input_name, expected_type, op_name, extra_message="") -> None:
+    """Paddle's argument check: a BuildError unless `input` is an `expected_type`.
+
+    Example:
+        >>> check_type(0.1, "learning_rate", (float, Variable), "cosine_decay")
+    """
+    if not isinstance(input, expected_type):
+        raise BuildError(f"{op_name}: {input_name} must be {expected_type}, got "
+                         f"{type(input).__name__}. {extra_message}".rstrip(". ") + ".")
+
+
+def autoincreased_step_counter(counter_name=None, begin: int = 1, step: int = 1) -> Variable:
+    """A static step counter: the persistable int64 [1] `@STEP_COUNTER@` (or counter_name),
+    set to begin - 1 by the startup program and raised by `step` by an `increment` op at the
+    start of every run of the main program (the first run sees begin - 1 + step).
+
+    Example:
+        >>> counter = autoincreased_step_counter()
+    """
+    if not framework.static_mode[0]:
+        raise BuildError("autoincreased_step_counter builds a static counter; call "
+                         "pyir.enable_static() first")
+    name = counter_name or "@STEP_COUNTER@"
+    block = default_main_program().global_block()
+    if name in block.vars:
+        return block.vars[name]
+    counter = block.create_var(name, "int64", [1], persistable=True, stop_gradient=True)
+    startup = default_startup_program().global_block()
+    init = startup.create_var(name, "int64", [1], persistable=True, stop_gradient=True)
+    emit("fill_constant", attrs={"shape": [1], "value": float(begin - 1),
+                                 "str_value": repr(float(begin - 1)),
+                                 "dtype": dtypes.to_code("int64"), "force_cpu": True},
+         outputs={"Out": init}, block=startup)
+    emit("increment", {"X": counter}, {"step": float(step)}, {"Out": counter}, block=block)
+    block.insert_op(0, block.ops.pop())
+    return counter
 
 
 __all__ = ["CosineAnnealingDecay", "CosineAnnealingWarmRestarts", "CyclicLR", "ExponentialDecay",
