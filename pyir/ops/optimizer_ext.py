@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
+from ..registry import OPS, REQUIRED, Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import rand, rand_positive
 
@@ -454,21 +454,6 @@ def _accuracy_expect(Out, Indices, Label):
             "Correct": np.array(hits, np.int32), "Total": np.array(rows, np.int32)}
 
 
-@register_op(
-    "accuracy", inputs=["Out", "Indices", Slot("Label", no_grad=True)],
-    outputs=["Accuracy", "Correct", "Total"],
-    infer=lambda ctx: {"Accuracy": VarSpec((), np.dtype(np.float32)),
-                       "Correct": VarSpec((), np.dtype(np.int32)),
-                       "Total": VarSpec((), np.dtype(np.int32))},
-    differentiable=False,
-    doc="Top-k accuracy from top_k's Indices: the share of rows whose Label is among them",
-    examples=[Example({"Out": rand(6, 2), "Indices": np.array([[0, 1], [2, 3], [1, 4], [0, 2],
-                                                               [3, 1], [4, 0]], np.int64),
-                       "Label": np.array([[1], [0], [4], [2], [2], [4]], np.int64)},
-                      expect=_accuracy_expect),
-              Example({"Out": rand(0, 1), "Indices": np.zeros((0, 1), np.int64),
-                       "Label": np.zeros((0, 1), np.int64)}, expect=_accuracy_expect)],
-)
 def accuracy(Out, Indices, Label):
     rows = Indices.shape[0]
     if rows == 0:
@@ -507,3 +492,23 @@ def asgd(param, grad, learning_rate, d, y, n, master_param, multi_precision):
     new = param - step * d_out
     return {"param_out": new.astype(param.dtype, copy=False), "d_out": d_out,
             "y_out": grad.astype(param.dtype, copy=True)}
+
+
+# Another module (ops/static_metric.py on newer trees) may define the same op: one definition.
+if "accuracy" not in OPS:
+    register_op(
+        "accuracy", inputs=["Out", "Indices", Slot("Label", no_grad=True)],
+        outputs=["Accuracy", "Correct", "Total"],
+        infer=lambda ctx: {"Accuracy": VarSpec((), np.dtype(np.float32)),
+                           "Correct": VarSpec((), np.dtype(np.int32)),
+                           "Total": VarSpec((), np.dtype(np.int32))},
+        differentiable=False,
+        doc="Top-k accuracy from top_k's Indices: the share of rows whose Label is among them",
+        examples=[Example({"Out": rand(6, 2),
+                           "Indices": np.array([[0, 1], [2, 3], [1, 4], [0, 2], [3, 1], [4, 0]],
+                                               np.int64),
+                           "Label": np.array([[1], [0], [4], [2], [2], [4]], np.int64)},
+                          expect=_accuracy_expect),
+                  Example({"Out": rand(0, 1), "Indices": np.zeros((0, 1), np.int64),
+                           "Label": np.zeros((0, 1), np.int64)}, expect=_accuracy_expect)],
+    )(accuracy)
