@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import framework
-from .eager import Tensor
-from .errors import PyirError
-from .io_datasets import (
+from .. import framework
+from ..eager import Tensor
+from ..errors import PyirError
+from .datasets import (
     ChainDataset,
     ComposeDataset,
     ConcatDataset,
@@ -39,7 +39,7 @@ from .io_datasets import (
     TensorDataset,
     random_split,
 )
-from .io_samplers import (
+from .samplers import (
     BatchSampler,
     DistributedBatchSampler,
     RandomSampler,

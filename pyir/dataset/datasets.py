@@ -1,4 +1,4 @@
-"""Datasets of `paddle.io` (exposed through pyir/dataset.py): Dataset, IterableDataset,
+"""Datasets of `paddle.io` (exposed through pyir.dataset): Dataset, IterableDataset,
 TensorDataset, ComposeDataset, ChainDataset, ConcatDataset, Subset and random_split."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numbers
 
 import numpy as np
 
-from . import random
-from .eager import Tensor
-from .errors import PyirError
+from .. import random
+from ..eager import Tensor
+from ..errors import PyirError
 
 
 class NoLengthError(PyirError, TypeError):

@@ -1,4 +1,4 @@
-"""Samplers of `paddle.io` (exposed through pyir/dataset.py): indices one by one
+"""Samplers of `paddle.io` (exposed through pyir.dataset): indices one by one
 (SequenceSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler) or per batch
 (BatchSampler, DistributedBatchSampler)."""
 
@@ -9,10 +9,10 @@ import numbers
 
 import numpy as np
 
-from . import random
-from .eager import Tensor
-from .errors import PyirError
-from .io_datasets import IterableDataset, _rng
+from .. import random
+from ..eager import Tensor
+from ..errors import PyirError
+from .datasets import IterableDataset, _rng
 
 
 class Sampler:
