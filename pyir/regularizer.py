@@ -4,11 +4,14 @@
 Given to an optimizer (`weight_decay=`) or to one parameter (`ParamAttr(regularizer=...)`,
 which takes precedence), a regularizer adds its decay term to the gradient before the update:
 `scale` (and `sign` for L1) ops into a `_generated_var_N`, then `sum` into the gradient itself.
+Eager optimizers run the same ops on Tensors (`eager_term`).
 """
 
 from __future__ import annotations
 
+from . import framework
 from .builder import emit
+from .eager import run_op
 from .errors import BuildError
 from .framework import Variable, unique_name
 
@@ -30,6 +33,13 @@ class WeightDecayRegularizer:
         """Append the ops computing the decay term; returns its variable."""
         raise NotImplementedError
 
+    def eager_term(self, param):
+        """The decay term of an eager parameter Tensor, by the same ops (run now)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(coeff={self._coeff})"
+
     def _term(self, param: Variable, block) -> Variable:
         return block.create_var(unique_name.generate("_generated_var"), param.dtype, param.shape)
 
@@ -42,6 +52,9 @@ class L2Decay(WeightDecayRegularizer):
         emit("scale", {"X": param}, {"scale": self._coeff}, {"Out": decay}, block=block)
         return decay
 
+    def eager_term(self, param):
+        return run_op("scale", {"X": param}, {"scale": self._coeff})["Out"]
+
 
 class L1Decay(WeightDecayRegularizer):
     """grad += coeff * sign(param)."""
@@ -52,6 +65,15 @@ class L1Decay(WeightDecayRegularizer):
         decay = self._term(param, block)
         emit("scale", {"X": sign}, {"scale": self._coeff}, {"Out": decay}, block=block)
         return decay
+
+    def eager_term(self, param):
+        sign = run_op("sign", {"X": param})["Out"]
+        return run_op("scale", {"X": sign}, {"scale": self._coeff})["Out"]
+
+
+def in_dynamic_or_pir_mode() -> bool:
+    """Whether pyir runs eagerly (Paddle's name; pyir has no PIR mode)."""
+    return not framework.static_mode[0]
 
 
 def as_regularizer(weight_decay, who: str) -> WeightDecayRegularizer | None:
