@@ -45,7 +45,9 @@ from .reader import batch  # noqa: E402,F401
 from .tensor import *  # noqa: E402,F401,F403
 from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
-from . import autograd, base, device, fluid, linalg, nn, optimizer, regularizer, static  # noqa: E402,F401,E501
+from . import (autograd, base, device, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
+               optimizer, regularizer, static)
+from .serialization import load, save  # noqa: E402,F401
 from . import printer, serialize  # noqa: E402,F401  (they install Program's printing and files)
 from . import unsupported as _unsupported  # noqa: E402
 from .tensor import UNSUPPORTED as _UNSUPPORTED  # noqa: E402

@@ -21,7 +21,6 @@ from . import dtypes, eager
 from .builder import emit
 from .errors import BuildError
 from .framework import Variable, default_startup_program
-from .ops import init_ext  # noqa: F401  (registers truncated_gaussian_random)
 from .ops._helpers import rng_for
 
 __all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "XavierNormal",

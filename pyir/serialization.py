@@ -19,74 +19,21 @@ before anything runs. docs/saving.md says more.
 
 from __future__ import annotations
 
-import _compat_pickle
 import collections
-import io
 import numbers
 import os
 import pickle
-import warnings
 
 import numpy as np
 
 from . import framework, static
 from .eager import Tensor
 from .errors import PyirError
-from .executor import Executor, Scope, global_scope
+from .files.pickles import UnsafePickleError, safe_loads  # noqa: F401
+from .executor import Executor, Scope
 from .serialize import parse_program
 
 STRUCTURE_KEY = "StructuredToParameterName@@"
-
-# (module, name) pairs a file may reference: containers and numpy's array machinery.
-_ALLOWED = {
-    ("builtins", "tuple"), ("builtins", "list"), ("builtins", "dict"), ("builtins", "set"),
-    ("builtins", "frozenset"), ("builtins", "complex"), ("builtins", "bytearray"),
-    ("builtins", "slice"), ("builtins", "range"),
-    ("collections", "OrderedDict"), ("_codecs", "encode"),
-    ("numpy", "ndarray"), ("numpy", "dtype"),
-    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
-}
-
-
-class UnsafePickleError(PyirError):
-    """A file references something other than containers, numbers, strings and arrays."""
-
-
-class _SafeUnpickler(pickle.Unpickler):
-    def __init__(self, file, source: str):
-        super().__init__(file)
-        self._source = source
-
-    def find_class(self, module: str, name: str):
-        # protocol 2 files name Python 2 modules (__builtin__.tuple): read them as Python 3's
-        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
-        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
-        if (module, name) in _ALLOWED:
-            return super().find_class(module, name)
-        raise UnsafePickleError(
-            f"{self._source}: refused to load: the file references {module}.{name}; pyir.load "
-            f"admits only containers, numbers, strings and numpy arrays and runs no code from "
-            f"files")
-
-    def persistent_load(self, pid):
-        raise UnsafePickleError(f"{self._source}: refused to load: the file uses pickle "
-                                f"persistent ids, which pyir.load does not admit")
-
-
-def safe_loads(data: bytes, source: str = "<bytes>"):
-    """Unpickle `data` admitting only containers, numbers, strings and numpy arrays.
-
-    Example:
-        >>> safe_loads(open("model.pdparams", "rb").read(), "model.pdparams")
-    """
-    try:
-        return _SafeUnpickler(io.BytesIO(data), source).load()
-    except UnsafePickleError:
-        raise
-    except Exception as e:  # noqa: BLE001 - any unpickling failure is one error line
-        raise PyirError(f"{source}: not a readable pickle ({type(e).__name__}: {e})") from None
-
 
 # --- save -----------------------------------------------------------------------------------
 def save(obj, path, protocol: int = 4, **configs) -> None:
@@ -239,109 +186,6 @@ def _load_inference_params(prefix: str, configs: dict) -> dict:
             for name, value in sorted(scope.vars.items())}
 
 
-# --- paddle.static.save / load: a static program's persistable values -----------------------
-def _persistables(program) -> tuple[list, list]:
-    """(parameters, other persistable variables such as optimizer state) of a program."""
-    if not isinstance(program, framework.Program):
-        raise PyirError(f"expects a static Program, got {type(program).__name__}")
-    params, others = [], []
-    for var in program.list_vars():
-        if not var.persistable or var.type in (framework.FEED_MINIBATCH, framework.FETCH_LIST):
-            continue
-        (params if var.is_parameter else others).append(var)
-    return params, others
-
-
-def save_static(program, model_path: str, protocol: int = 4, **configs) -> None:
-    """`paddle.static.save`: the program's parameters to `model_path.pdparams`, its other
-    persistable values (optimizer state, learning rate) to `model_path.pdopt` (pickles of
-    {name: array}), and the program to `model_path.pdmodel`, from the global scope.
-
-    Example:
-        >>> pyir.static.save(main, "out/model")
-    """
-    if not isinstance(model_path, str) or not model_path or model_path.endswith(os.sep):
-        raise PyirError(f"static.save: model_path {model_path!r} must be a file prefix such as "
-                        f"'out/model'")
-    params, others = _persistables(program)
-    scope = global_scope()
-    missing = [v.name for v in params + others if v.name not in scope]
-    if missing:
-        raise PyirError(f"static.save: {missing[:5]} have no value in the global scope: run the "
-                        f"startup program first")
-    save({v.name: np.array(scope[v.name]) for v in params}, model_path + ".pdparams", protocol)
-    save({v.name: np.array(scope[v.name]) for v in others}, model_path + ".pdopt", protocol)
-    save(program, model_path + ".pdmodel")
-
-
-def load_program_state(model_path: str, var_list=None) -> dict:
-    """`paddle.static.load_program_state`: {name: array} from `model_path.pdparams` and
-    `.pdopt` (each loaded safely); `var_list` keeps only those variables.
-
-    Example:
-        >>> state = pyir.static.load_program_state("out/model")
-    """
-    files = [model_path + suffix for suffix in (".pdparams", ".pdopt")]
-    if not os.path.isfile(files[0]):
-        raise PyirError(f"load_program_state: no such file {files[0]!r}")
-    state = {}
-    for path in files:
-        if os.path.isfile(path):
-            with open(path, "rb") as f:
-                loaded = safe_loads(f.read(), path)
-            if not isinstance(loaded, dict):
-                raise PyirError(f"{path}: expected a dict of arrays, got {type(loaded).__name__}")
-            loaded.pop(STRUCTURE_KEY, None)
-            state.update({k: np.asarray(v) for k, v in loaded.items()})
-    if var_list is not None:
-        wanted = {getattr(v, "name", v) for v in var_list}
-        state = {k: v for k, v in state.items() if k in wanted}
-    return state
-
-
-def set_program_state(program, state_dict: dict) -> None:
-    """`paddle.static.set_program_state`: put the values of `state_dict` into the global
-    scope for the program's persistable variables (shapes must agree).
-
-    Example:
-        >>> pyir.static.set_program_state(main, pyir.static.load_program_state("out/model"))
-    """
-    params, others = _persistables(program)
-    scope, used = global_scope(), set()
-    for var in params + others:
-        if var.name not in state_dict:
-            continue
-        value = np.asarray(state_dict[var.name].numpy() if isinstance(state_dict[var.name],
-                                                                      Tensor)
-                           else state_dict[var.name])
-        if [d for d in var.shape if d != -1] and list(value.shape) != list(var.shape):
-            raise PyirError(f"set_program_state: {var.name} has shape {list(value.shape)} in "
-                            f"the state, the program declares {list(var.shape)}")
-        scope[var.name] = value.astype(var.dtype, copy=False)
-        used.add(var.name)
-    unused = sorted(set(state_dict) - used)
-    if unused:
-        warnings.warn(f"set_program_state: {len(unused)} values have no variable in the "
-                      f"program: {unused[:5]}", stacklevel=2)
-
-
-def load_static(program, model_path: str, executor=None, var_list=None) -> None:
-    """`paddle.static.load`: restore what `save_static` wrote into the global scope; every
-    parameter of the program must be in the file.
-
-    Example:
-        >>> pyir.static.load(main, "out/model", exe)
-    """
-    state = load_program_state(model_path, var_list)
-    params, _ = _persistables(program)
-    wanted = params if var_list is None else [v for v in params if v.name in state or
-                                              v in var_list]
-    missing = [v.name for v in wanted if v.name not in state]
-    if missing:
-        raise PyirError(f"static.load: {model_path}.pdparams has no value for {missing[:5]}")
-    set_program_state(program, state)
-
-
 def _is_named_array(obj) -> bool:
     return (type(obj) is tuple and len(obj) == 2 and isinstance(obj[0], str)
             and isinstance(obj[1], np.ndarray))
@@ -371,5 +215,4 @@ def _convert(obj, condition, convert):
     return obj
 
 
-__all__ = ["UnsafePickleError", "load", "load_program_state", "load_static", "safe_loads", "save",
-           "save_static", "set_program_state"]
+__all__ = ["UnsafePickleError", "load", "safe_loads", "save"]

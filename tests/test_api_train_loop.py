@@ -8,7 +8,7 @@ import numpy as np
 
 import pyir as paddle
 from pyir import metric
-from pyir.dataset import DataLoader, TensorDataset
+from pyir.io import DataLoader, TensorDataset
 
 # Produced by Paddle 3.3.1 running this loop: the loss of each batch and, after each epoch,
 # the epoch's accuracy; then the final parameters.

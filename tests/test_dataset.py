@@ -1,4 +1,4 @@
-"""pyir.io (pyir/dataset.py): datasets, samplers and the in-process DataLoader, against the
+"""pyir.io (pyir/io/): datasets, samplers and the in-process DataLoader, against the
 behaviour of Paddle 3.3.1 (batch structure, dtypes, lengths, how ranks share indices)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pyir
-from pyir import dataset as io
+from pyir import io
 from pyir.errors import PyirError
 
 

@@ -24,7 +24,7 @@ LAYERS = [
     ("the Python API", ["tensor", "linalg", "initializers", "layer_helper", "nn", "optimizer",
                         "regularizer",
                         "static", "fluid", "base", "io", "files", "training", "differentiate",
-                        "metric", "jit", "serialization", "dataset", "vision", "fft", "signal",
+                        "metric", "jit", "serialization", "vision", "fft", "signal",
                         "distribution", "control_flow"]),
     ("the package and its command line", ["__init__", "cli"]),
 ]

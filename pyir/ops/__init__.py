@@ -10,7 +10,7 @@ from . import (activation, compare, creation, elementwise, gather, linalg,  # no
                slicing, tensor, unary_math)
 from . import activation_ext, conv, norm, pool, shape_ext  # noqa: F401  (CNN ops)
 from . import linalg_ext, manip_ext, math_ext, nn_ext, search_ext  # noqa: F401
-from . import control_flow  # noqa: F401
+from . import control_flow, init_ext, optimizer_ext  # noqa: F401
 
 
 def _validate_registry() -> None:

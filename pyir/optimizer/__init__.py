@@ -10,7 +10,6 @@ Example:
 from __future__ import annotations
 
 from .. import unsupported as _unsupported
-from ..ops import optimizer_ext as _optimizer_ext  # noqa: F401  (registers the update ops)
 from . import lr
 from .adam import Adam, Adamax, AdamW, Lamb, NAdam, RAdam
 from .adaptive import Adadelta, Adagrad, RMSProp, Rprop

@@ -13,7 +13,6 @@ refuses anything else: a checkpoint cannot run code.
 
 from __future__ import annotations
 
-import io as _io
 import os
 import pickle
 import warnings
@@ -21,6 +20,7 @@ import warnings
 import numpy as np
 
 from ..errors import FormatError, PyirError, Where
+from ..files.pickles import safe_loads
 from ..executor import Scope, global_scope
 from ..framework import (FEED_MINIBATCH, FETCH_LIST, Parameter, Program, Variable,
                          default_main_program)
@@ -30,62 +30,9 @@ from ._storage import (atomic_write, decode_params, encode_params, inference_pro
 _READER, _RAW = 15, 17
 _NOT_STORED = (FEED_MINIBATCH, FETCH_LIST, _READER, _RAW)
 
-# The only globals a checkpoint pickle may name: numpy's array and scalar rebuilders.
-_ALLOWED_GLOBALS = {
-    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
-    ("numpy", "ndarray"), ("numpy", "dtype"), ("collections", "OrderedDict"),
-    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"),
-    ("_codecs", "encode"),  # how protocol-2 pickles spell bytes (array buffers)
-}
-_ALLOWED_DTYPE_KINDS = set("biufc?SUV")
-
-
-class _SafeUnpickler(pickle.Unpickler):
-    """Builds containers, numbers, strings and numpy arrays; refuses every other global."""
-
-    def __init__(self, file, path: str):
-        super().__init__(file, encoding="latin1")
-        self.path = path
-
-    def find_class(self, module: str, name: str):
-        if (module, name) not in _ALLOWED_GLOBALS:
-            raise FormatError(f"refusing to load {module}.{name}: a checkpoint may only hold "
-                              f"dicts/lists of numbers, strings and numpy arrays",
-                              Where(file=self.path))
-        return super().find_class(module, name)
-
-
 def safe_load_pickle(data: bytes, path: str = "<bytes>"):
-    """Unpickle `data` admitting only containers, numbers, strings and numpy arrays.
-
-    Example:
-        >>> safe_load_pickle(pickle.dumps({"w": np.ones(2)}))["w"]
-        array([1., 1.])
-    """
-    try:
-        value = _SafeUnpickler(_io.BytesIO(data), path).load()
-    except FormatError:
-        raise
-    except Exception as e:
-        raise FormatError(f"not a readable checkpoint pickle ({type(e).__name__}: {e})",
-                          Where(file=path)) from e
-    _check_plain(value, path)
-    return value
-
-
-def _check_plain(value, path: str) -> None:
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in _ALLOWED_DTYPE_KINDS or value.dtype.hasobject:
-            raise FormatError(f"refusing an array of dtype {value.dtype} (object arrays can "
-                              f"hold code)", Where(file=path))
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            _check_plain(k, path)
-            _check_plain(v, path)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            _check_plain(v, path)
+    """A checkpoint pickle, read by pyir's one safe unpickler (pyir/files/pickles.py)."""
+    return safe_loads(data, path)
 
 
 def _read_pickle_file(path: str):

@@ -1,4 +1,4 @@
-"""Datasets of `paddle.io` (exposed through pyir.dataset): Dataset, IterableDataset,
+"""Datasets of `paddle.io` (`pyir.io`): Dataset, IterableDataset,
 TensorDataset, ComposeDataset, ChainDataset, ConcatDataset, Subset and random_split."""
 
 from __future__ import annotations

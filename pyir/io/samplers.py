@@ -1,4 +1,4 @@
-"""Samplers of `paddle.io` (exposed through pyir.dataset): indices one by one
+"""Samplers of `paddle.io` (`pyir.io`): indices one by one
 (SequenceSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler) or per batch
 (BatchSampler, DistributedBatchSampler)."""
 
