@@ -235,3 +235,264 @@ def logsumexp_grad(X, Out, Out_grad, axis, keepdim, reduce_all):
     axes = reduced_axes(X.ndim, axis, reduce_all)
     kept = tuple(1 if i in axes else d for i, d in enumerate(X.shape))
     return {"X@GRAD": (Out_grad.reshape(kept) * np.exp(X - Out.reshape(kept))).astype(X.dtype)}
+
+
+# --- amax / amin: ties share the gradient evenly ---------------------------------------------
+def _share_among_ties(x, out, g, axes):
+    mask = (x == out).astype(g.dtype)
+    return g * mask / mask.sum(axis=axes, keepdims=True)
+
+
+_reduce("amax", np.maximum.reduce, np.max, _share_among_ties, True,
+        "Out = max of X over dim (tied maxima share the gradient evenly)")
+_reduce("amin", np.minimum.reduce, np.min, _share_among_ties, True,
+        "Out = min of X over dim (tied minima share the gradient evenly)")
+
+
+# --- reduce_all / reduce_any: bool results, no gradient ---------------------------------------
+def _infer_bool_reduce(ctx):
+    spec = _infer_reduce(ctx)["Out"]
+    return {"Out": VarSpec(spec.shape, np.dtype(np.bool_))}
+
+
+def _logic_reduce(name, np_reduce, doc):
+    def expect(X, dim=(0,), keep_dim=False, reduce_all=False, **_):
+        axes = reduced_axes(X.ndim, dim, reduce_all)
+        return {"Out": np.asarray(np_reduce(X != 0, axis=axes, keepdims=keep_dim))}
+
+    grid = np.array([[[1, 0, 1], [1, 1, 1]], [[0, 0, 0], [1, 0, 2]]], np.int64)
+
+    @register_op(f"reduce_{name}", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                 infer=_infer_bool_reduce, doc=doc,
+                 examples=[Example({"X": grid.astype(bool)}, {"dim": [1]}, expect),
+                           Example({"X": grid}, {"dim": [0, -1], "keep_dim": True}, expect),
+                           Example({"X": grid.astype(np.float32)},
+                                   {"dim": [], "reduce_all": True}, expect)])
+    def kernel(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        axes = reduced_axes(X.ndim, dim, reduce_all)
+        return {"Out": np.asarray(np_reduce(X.astype(bool), axis=axes, keepdims=keep_dim))}
+
+
+_logic_reduce("all", np.all, "Out = whether every element of X over dim is nonzero")
+_logic_reduce("any", np.any, "Out = whether some element of X over dim is nonzero")
+
+
+# --- cummax / cummin: running extremes with the index where each was reached ------------------
+def _cumulative_extreme(x, axis, better):
+    """(values, indices) of the running extreme along axis: a tie or NaN moves the index."""
+    moved = np.moveaxis(x, axis, 0)
+    values, indices = np.empty_like(moved), np.zeros(moved.shape, np.int64)
+    if moved.shape[0]:
+        values[0] = moved[0]
+        for i in range(1, moved.shape[0]):
+            cur, best = moved[i], values[i - 1]
+            take = better(cur, best) | (cur == best) | np.isnan(cur) if \
+                moved.dtype.kind == "f" else better(cur, best) | (cur == best)
+            if moved.dtype.kind == "f":
+                take &= ~np.isnan(best)
+            values[i] = np.where(take, cur, best)
+            indices[i] = np.where(take, i, indices[i - 1])
+    return np.moveaxis(values, 0, axis), np.moveaxis(indices, 0, axis)
+
+
+def _cum_expect(better):
+    def expect(x, axis, dtype):
+        m = np.moveaxis(x, axis, -1)
+        flat = m.reshape(-1, m.shape[-1])
+        vals, idx = np.empty_like(flat), np.zeros(flat.shape, np.int64)
+        for r, row in enumerate(flat):
+            for i in range(len(row)):  # the last position holding the best of row[:i+1]
+                best = max(range(i + 1), key=lambda j: (better(row[j]), j))
+                vals[r, i], idx[r, i] = row[best], best
+        shape = m.shape
+        return {"out": np.moveaxis(vals.reshape(shape), -1, axis),
+                "indices": np.moveaxis(idx.reshape(shape), -1, axis).astype(
+                    dtypes.to_numpy(dtype))}
+
+    return expect
+
+
+def _cumulative(name, better, key):
+    attrs = [Attr("axis", T.INT, -1), Attr("dtype", T.INT, 3)]
+
+    @register_op(
+        name, inputs=["x"], outputs=["out", "indices"], attrs=attrs,
+        infer=lambda ctx: {"out": ctx.input("x"), "indices": VarSpec(
+            ctx.input("x").shape, dtypes.to_numpy(ctx.attr("dtype")))},
+        grad=default_grad(f"{name}_grad", uses=["x", "indices"], out_grads=["out"]),
+        doc=f"out[i] = running {name[3:]} of x along axis, indices[i] = where it was reached "
+            f"(the last position on ties)",
+        examples=[Example({"x": rand(3, 5)}, {"axis": 1, "dtype": 3}, _cum_expect(key)),
+                  Example({"x": np.array([[1, 3, 3, 2], [4, 4, 0, 9]], np.int32)},
+                          {"axis": 0, "dtype": 2}, _cum_expect(key), grad=False)])
+    def kernel(x, axis, dtype):
+        values, indices = _cumulative_extreme(x, axis, better)
+        return {"out": values, "indices": indices.astype(dtypes.to_numpy(dtype))}
+
+    @register_op(f"{name}_grad", inputs=["x", "indices", "out@GRAD"], outputs=["x@GRAD"],
+                 attrs=attrs, infer=same_as("x", out="x@GRAD"), grad_of=name,
+                 doc="dx = dout scattered to the positions in indices (summed)")
+    def grad_kernel(x, indices, out_grad, axis, dtype):
+        dx = np.zeros_like(out_grad)
+        moved_dx, moved_i = np.moveaxis(dx, axis, -1), np.moveaxis(indices, axis, -1)
+        moved_g = np.moveaxis(out_grad, axis, -1)
+        lead = np.indices(moved_i.shape)[:-1]
+        np.add.at(moved_dx, (*lead, moved_i.astype(np.int64)), moved_g)
+        return {"x@GRAD": dx}
+
+
+_cumulative("cummax", np.greater, lambda v: v)
+_cumulative("cummin", np.less, lambda v: -v)
+
+
+# --- logcumsumexp ------------------------------------------------------------------------------
+_LCSE_ATTRS = [Attr("axis", T.INT, -1), Attr("flatten", T.BOOLEAN, False),
+               Attr("exclusive", T.BOOLEAN, False), Attr("reverse", T.BOOLEAN, False)]
+
+
+def _logcumsumexp(x, axis, flatten, exclusive, reverse):
+    if flatten:
+        x, axis = x.reshape(-1), 0
+    moved = np.moveaxis(x, axis, 0)
+    if reverse:
+        moved = np.flip(moved, 0)
+    out = np.logaddexp.accumulate(moved.astype(np.float64), axis=0)
+    if exclusive:
+        out = np.concatenate([np.full_like(out[:1], -np.inf), out[:-1]])
+    if reverse:
+        out = np.flip(out, 0)
+    return np.ascontiguousarray(np.moveaxis(out, 0, axis)).astype(x.dtype)
+
+
+def _lcse_expect(X, axis=-1, flatten=False, exclusive=False, reverse=False):
+    x = X.reshape(-1) if flatten else X
+    a = 0 if flatten else axis
+    m = np.moveaxis(x.astype(np.float64), a, -1)
+    n = m.shape[-1]
+    out = np.empty_like(m)
+    for i in range(n):
+        lo, hi = (i + int(exclusive), n) if reverse else (0, i + 1 - int(exclusive))
+        out[..., i] = np.log(np.exp(m[..., lo:hi]).sum(-1))
+    return {"Out": np.moveaxis(out, -1, a).astype(X.dtype)}
+
+
+@register_op(
+    "logcumsumexp", inputs=["X"], outputs=["Out"], attrs=_LCSE_ATTRS,
+    infer=lambda ctx: {"Out": VarSpec((-1 if -1 in ctx.input("X").shape else
+                                       math.prod(ctx.input("X").shape),)
+                                      if ctx.attr("flatten") else ctx.input("X").shape,
+                                      ctx.input("X").dtype)},
+    grad=default_grad("logcumsumexp_grad", uses=["X", "Out"]),
+    doc="Out[i] = log(sum(exp(X[j]))) over j <= i (running, stable)",
+    examples=[Example({"X": rand(3, 4)}, {"axis": 1}, _lcse_expect),
+              Example({"X": rand(2, 3, dtype="float64")}, {"axis": 0, "flatten": True},
+                      _lcse_expect),
+              Example({"X": rand(2, 4, dtype="float64")},
+                      {"axis": -1, "exclusive": True, "reverse": True},
+                      lambda X, **a: {"Out": np.stack([np.log(np.exp(X[:, i + 1:]).sum(1))
+                                                       for i in range(4)], 1)}, grad=False)],
+)
+def logcumsumexp(X, axis, flatten, exclusive, reverse):
+    return {"Out": _logcumsumexp(X, axis, flatten, exclusive, reverse)}
+
+
+@register_op("logcumsumexp_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_LCSE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="logcumsumexp",
+             doc="dX[j] = sum over i >= j of dOut[i] exp(X[j] - Out[i])")
+def logcumsumexp_grad(X, Out, Out_grad, axis, flatten, exclusive, reverse):
+    x = X.reshape(-1) if flatten else X
+    a = 0 if flatten else axis
+    xm = np.moveaxis(x.astype(np.float64), a, -1)
+    om = np.moveaxis(Out.astype(np.float64), a, -1)
+    gm = np.moveaxis(Out_grad.astype(np.float64), a, -1)
+    n = xm.shape[-1]
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    if reverse:
+        member = (j > i) if exclusive else (j >= i)
+    else:
+        member = (j < i) if exclusive else (j <= i)
+    weights = np.exp(xm[..., None, :] - om[..., :, None]) * member
+    dx = np.einsum("...i,...ij->...j", gm, np.nan_to_num(weights))
+    return {"X@GRAD": np.moveaxis(dx, -1, a).reshape(X.shape).astype(X.dtype)}
+
+
+# --- nanmedian --------------------------------------------------------------------------------
+_NANMEDIAN_ATTRS = [Attr("axis", T.INTS, []), Attr("keepdim", T.BOOLEAN, True),
+                    Attr("mode", T.STRING, "avg")]
+
+
+def _to_last(X, axis):
+    """X with the reduced axes moved last and merged into one; plus the output shape."""
+    axes = reduced_axes(X.ndim, axis, False)
+    kept = [d for d in range(X.ndim) if d not in axes]
+    moved = np.transpose(X, kept + list(axes))
+    return moved.reshape(moved.shape[:len(kept)] + (-1,)), axes
+
+
+def _infer_nanmedian(ctx):
+    x = ctx.input("X")
+    axes = reduced_axes(len(x.shape), ctx.attr("axis"), False)
+    shape = reduced_shape(x.shape, axes, ctx.attr("keepdim"))
+    index = shape + (2,) if ctx.attr("mode") == "avg" else shape
+    return {"Out": VarSpec(shape, x.dtype), "MedianIndex": VarSpec(index, np.dtype(np.int64))}
+
+
+def _nanmedian_expect(X, axis=(), keepdim=True, mode="avg"):
+    axes = reduced_axes(X.ndim, axis, False)
+    out = np.nanmedian(X.astype(np.float64), axis=axes, keepdims=keepdim) if mode == "avg" \
+        else None
+    if mode != "avg":
+        flat, _ = _to_last(X, axis)
+        out = np.array([np.sort(r[~np.isnan(r)])[(np.count_nonzero(~np.isnan(r)) - 1) // 2]
+                        if (~np.isnan(r)).any() else np.nan for r in flat.reshape(
+                            -1, flat.shape[-1])]).reshape(reduced_shape(X.shape, axes, keepdim))
+    return {"Out": np.asarray(out).astype(X.dtype)}
+
+
+@register_op(
+    "nanmedian", inputs=["X"], outputs=["Out", "MedianIndex"],
+    attrs=_NANMEDIAN_ATTRS, infer=_infer_nanmedian,
+    grad=default_grad("nanmedian_grad", uses=["X", "MedianIndex"], out_grads=["Out"]),
+    doc="Out = median of the non-NaN values of X over axis ('avg' of the two middle values, "
+        "or the lower one for 'min'); MedianIndex = their positions (-1 when all NaN)",
+    examples=[Example({"X": np.array([[3.0, np.nan, 1.0, 2.0], [5.0, 4.0, 6.0, 7.0],
+                                      [np.nan] * 4], np.float32)},
+                      {"axis": [1], "keepdim": False}, _nanmedian_expect, grad=False),
+              Example({"X": rand(2, 3, 4, dtype="float64")}, {"axis": [0, 2]},
+                      _nanmedian_expect),
+              Example({"X": rand(3, 4)}, {"axis": [-1], "mode": "min", "keepdim": False},
+                      _nanmedian_expect)],
+)
+def nanmedian(X, axis, keepdim, mode):
+    flat, axes = _to_last(X, axis)
+    rows = flat.reshape(-1, flat.shape[-1])
+    valid = (~np.isnan(rows)).sum(-1)
+    order = np.argsort(np.where(np.isnan(rows), np.inf, rows), axis=-1, kind="stable")
+    lo, hi = np.maximum((valid - 1) // 2, 0), np.maximum(valid // 2, 0)
+    r = np.arange(len(rows))
+    i_lo, i_hi = order[r, lo], order[r, hi if mode == "avg" else lo]
+    out = (rows[r, i_lo].astype(np.float64) + rows[r, i_hi]) / 2
+    empty = valid == 0
+    out[empty] = np.nan
+    i_lo, i_hi = np.where(empty, -1, i_lo), np.where(empty, -1, i_hi)
+    shape = reduced_shape(X.shape, axes, keepdim)
+    index = np.stack([i_lo, i_hi], -1).reshape(shape + (2,)) if mode == "avg" else \
+        i_lo.reshape(shape)
+    return {"Out": out.reshape(shape).astype(X.dtype), "MedianIndex": index.astype(np.int64)}
+
+
+@register_op("nanmedian_grad", inputs=["X", "MedianIndex", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_NANMEDIAN_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="nanmedian",
+             doc="dX = dOut at the median positions (halved for the two of 'avg')")
+def nanmedian_grad(X, MedianIndex, Out_grad, axis, keepdim, mode):
+    flat, axes = _to_last(X, axis)
+    rows = flat.reshape(-1, flat.shape[-1])
+    idx = MedianIndex.reshape(len(rows), -1)
+    g = np.reshape(Out_grad, (len(rows), 1)) / idx.shape[1]
+    dx = np.zeros(rows.shape, X.dtype)
+    r = np.repeat(np.arange(len(rows))[:, None], idx.shape[1], 1)
+    ok = idx >= 0
+    np.add.at(dx, (r[ok], idx[ok]), np.broadcast_to(g, idx.shape)[ok])
+    kept = [d for d in range(X.ndim) if d not in axes]
+    moved_shape = tuple(X.shape[d] for d in kept) + tuple(X.shape[d] for d in axes)
+    return {"X@GRAD": np.transpose(dx.reshape(moved_shape), np.argsort(kept + list(axes)))}
