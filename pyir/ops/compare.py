@@ -154,8 +154,8 @@ _CLOSE_ATTRS = [Attr("rtol", T.STRING, "1e-05"), Attr("atol", T.STRING, "1e-08")
 def _close(Input, Other, Rtol, Atol, rtol, atol, equal_nan):
     rtol = float(rtol) if Rtol is None else float(np.asarray(Rtol).reshape(-1)[0])
     atol = float(atol) if Atol is None else float(np.asarray(Atol).reshape(-1)[0])
-    diff = np.abs(Input - Other)
-    close = diff <= atol + rtol * np.abs(Other)
+    with np.errstate(invalid="ignore"):
+        close = np.abs(Input - Other) <= atol + rtol * np.abs(Other)
     close |= Input == Other  # equal infinities
     if equal_nan:
         close |= np.isnan(Input) & np.isnan(Other)

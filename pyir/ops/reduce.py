@@ -10,6 +10,7 @@ over the reduced axes); reduce_prod's gradient stays exact where X has zeros.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -389,7 +390,8 @@ def _lcse_expect(X, axis=-1, flatten=False, exclusive=False, reverse=False):
                       _lcse_expect),
               Example({"X": rand(2, 4, dtype="float64")},
                       {"axis": -1, "exclusive": True, "reverse": True},
-                      lambda X, **a: {"Out": np.stack([np.log(np.exp(X[:, i + 1:]).sum(1))
+                      lambda X, **a: {"Out": np.stack([np.log(np.exp(X[:, i + 1:]).sum(1),
+                                                              where=i < 3, out=np.full(2, -np.inf))
                                                        for i in range(4)], 1)}, grad=False)],
 )
 def logcumsumexp(X, axis, flatten, exclusive, reverse):
@@ -439,9 +441,11 @@ def _infer_nanmedian(ctx):
 
 def _nanmedian_expect(X, axis=(), keepdim=True, mode="avg"):
     axes = reduced_axes(X.ndim, axis, False)
-    out = np.nanmedian(X.astype(np.float64), axis=axes, keepdims=keepdim) if mode == "avg" \
-        else None
-    if mode != "avg":
+    if mode == "avg":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is expected
+            out = np.nanmedian(X.astype(np.float64), axis=axes, keepdims=keepdim)
+    else:
         flat, _ = _to_last(X, axis)
         out = np.array([np.sort(r[~np.isnan(r)])[(np.count_nonzero(~np.isnan(r)) - 1) // 2]
                         if (~np.isnan(r)).any() else np.nan for r in flat.reshape(
