@@ -16,7 +16,8 @@ def as_list(result):
 
 
 def static_run(fn, *arrays, **kwargs):
-    """(fetched values, op types of the program, the program's ops) for fn(*data vars)."""
+    """(fetched values, op types, ops) of a fresh program building fn(*data vars)."""
+    framework.reset_default_programs()
     names = [f"in{i}" for i in range(len(arrays))]
     inputs = [pyir.static.data(n, list(a.shape), a.dtype) for n, a in zip(names, arrays)]
     result = as_list(fn(*inputs, **kwargs))

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..dispatch import apply_op, dtype_of, ndim
 from ..dispatch import out as apply_out  # for functions whose `out=` argument hides `out`
+from ..eager import Tensor
 from ..errors import BuildError, Where
 from .math_common import (FLOAT_TYPES, axis_list, cast, filled_like, into, need_tensor,
                           one_axis, reduce_attrs, reduced_count, scalar_like, to_float, where)
@@ -120,7 +121,8 @@ def median(x, axis=None, keepdim: bool = False, mode: str = "avg", name: str | N
            *, out=None):  # noqa: A002
     """Median over `axis` (None: all elements), NaN if the slice holds a NaN. mode 'avg'
     averages the two middle values (result in float32/float64); 'min' takes the lower one
-    and also returns its index. Built from top_k_v2 (smallest k), slice and reduce ops.
+    and, for an explicit axis, also returns its index. Built from top_k_v2 (smallest k),
+    slice and reduce ops.
 
     Example:
         >>> pyir.median(x, axis=1)
@@ -154,7 +156,7 @@ def median(x, axis=None, keepdim: bool = False, mode: str = "avg", name: str | N
     result = middle if keep else apply_out("squeeze2", {"X": middle},
                                            {"axes": [] if flattened else [axis]},
                                            name=name)
-    if mode == "min":
+    if mode == "min" and not flattened:  # Paddle returns no index for axis=None
         index = _slice_at(indices, axis, kth)
         index = index if keep else apply_out("squeeze2", {"X": index},
                                              {"axes": [] if flattened else [axis]})
@@ -191,6 +193,8 @@ def _quantile(x, q, axis, keepdim, interpolation, ignore_nan, fn, name=None):
     if interpolation not in _INTERPOLATIONS:
         raise BuildError(f"interpolation must be one of {', '.join(_INTERPOLATIONS)}, got "
                          f"{interpolation!r}", Where(op_type=fn))
+    if isinstance(q, Tensor):
+        q = np.asarray(q.numpy()).tolist()
     qs = [q] if isinstance(q, numbers.Number) else list(q) if isinstance(q, (list, tuple)) \
         else None
     if not qs or not all(isinstance(v, numbers.Number) and 0 <= v <= 1 for v in qs):
@@ -236,7 +240,7 @@ def _quantile(x, q, axis, keepdim, interpolation, ignore_nan, fn, name=None):
         result = where(any_nan, filled_like(result, np.nan), result)
     target = [1 if d in dims else n for d, n in enumerate(shape)] if keepdim else \
         [n for d, n in enumerate(shape) if d not in dims]
-    if isinstance(q, (list, tuple)):
+    if len(qs) > 1:
         perm = [last_axis] + list(range(last_axis))
         result = apply_out("transpose2", {"X": result}, {"axis": perm})
         target = [len(qs)] + target
