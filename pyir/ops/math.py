@@ -44,7 +44,8 @@ def scale(X, ScaleTensor, BiasTensor, scale, bias, bias_after_scale):
         scale = np.asarray(ScaleTensor).reshape(-1)[0]
     if BiasTensor is not None:
         bias = np.asarray(BiasTensor).reshape(-1)[0]
-    out = X * scale + bias if bias_after_scale else (X + bias) * scale
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, silently
+        out = X * scale + bias if bias_after_scale else (X + bias) * scale
     return {"Out": np.asarray(out).astype(X.dtype, copy=False)}
 
 
