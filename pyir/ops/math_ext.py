@@ -1,159 +1,25 @@
 """More elementwise math ops (Paddle's names, slots and attributes), each with its gradient:
 special functions (erfinv, lgamma, gammaln, digamma, polygamma, the Bessel i0/i0e/i1/i1e),
 logit, stanh, angle, and the binary atan2, copysign, nextafter, lerp, elementwise_fmax /
-fmin / heaviside, the bit shifts and multiplex.
+fmin / heaviside, the bit shifts, multiplex; nanmedian.
 
-The special functions are plain numpy (no scipy): series, recurrences and asymptotic
-expansions accurate to float64 rounding in practice. Each op's examples compare against an
-independent formula (an integral, a bisection, Python's `math`).
+The special functions are plain numpy (pyir/ops/_special.py). Each op's examples compare
+against an independent formula (an integral, a bisection, Python's `math`).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import broadcast_shape, default_grad, rand, rand_positive, same_as, unbroadcast
+from ._special import bessel_i, digamma, erfinv, lgamma, polygamma
 from .elementwise import _binary
-from .unary_math import erf
-
-# --- special functions in numpy -------------------------------------------------------------
-_lgamma_scalar = np.frompyfunc(math.lgamma, 1, 1)
-
-
-def lgamma(x: np.ndarray) -> np.ndarray:
-    """log|Gamma(x)| elementwise (inf at the poles 0, -1, ...), in float64."""
-    x = np.asarray(x, np.float64)
-    out = np.full(x.shape, np.inf)
-    ok = ~((x <= 0) & (x == np.floor(x)))
-    out[ok] = np.asarray(_lgamma_scalar(x[ok]), np.float64)
-    return out
-
-
-def _hurwitz_zeta(s: int, a: np.ndarray) -> np.ndarray:
-    """zeta(s, a) = sum_k 1/(a+k)^s for integer s >= 2 and a > 0 (Euler-Maclaurin)."""
-    a = np.array(a, np.float64)
-    total = np.zeros_like(a)
-    while True:  # shift every point above 10 by the recurrence
-        small = a < 10
-        if not small.any():
-            break
-        total[small] += a[small] ** -s
-        a[small] += 1
-    bernoulli = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
-    tail = a ** (1 - s) / (s - 1) + 0.5 * a ** -s
-    rising, fact = float(s), 2.0
-    for k, b in enumerate(bernoulli, start=1):
-        tail += b / fact * rising * a ** (-s - 2 * k + 1)
-        rising *= (s + 2 * k - 1) * (s + 2 * k)
-        fact *= (2 * k + 1) * (2 * k + 2)
-    return total + tail
-
-
-def digamma(x: np.ndarray) -> np.ndarray:
-    """psi(x) = d/dx ln Gamma(x), in float64 (nan at the poles; reflection below 0.5)."""
-    x = np.asarray(x, np.float64)
-    out = np.empty_like(x)
-    neg = x < 0.5
-    y = np.where(neg, 1.0 - x, x)
-    acc = np.zeros_like(y)
-    while True:
-        small = y < 10
-        if not small.any():
-            break
-        acc[small] -= 1.0 / y[small]
-        y[small] += 1
-    inv2 = 1.0 / (y * y)
-    series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (
-        1 / 240 - inv2 * (1 / 132)))))
-    out = acc + np.log(y) - 0.5 / y - series
-    with np.errstate(divide="ignore", invalid="ignore"):
-        reflected = out - np.pi / np.tan(np.pi * x)
-    out = np.where(neg, reflected, out)
-    return np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
-
-
-def polygamma(n: int, x: np.ndarray) -> np.ndarray:
-    """The n-th derivative of digamma (n >= 0), in float64, for x > 0 (reflection below)."""
-    if n == 0:
-        return digamma(x)
-    x = np.asarray(x, np.float64)
-    sign = -1.0 if n % 2 == 0 else 1.0
-    pos = x > 0
-    out = np.full(x.shape, np.nan)
-    out[pos] = sign * math.factorial(n) * _hurwitz_zeta(n + 1, x[pos])
-    if (~pos).any():  # shift up: psi_n(x) = psi_n(x + m) - (-1)^n n! sum 1/(x+k)^(n+1)
-        xs = x[~pos]
-        m = np.ceil(-xs) + 1
-        acc = sign * math.factorial(n) * _hurwitz_zeta(n + 1, xs + m)
-        for k in range(int(m.max())):
-            use = k < m
-            with np.errstate(divide="ignore"):
-                acc = acc + np.where(use, sign * math.factorial(n) * (xs + k) ** -(n + 1.0), 0)
-        out[~pos] = np.where(xs == np.floor(xs), np.nan if n % 2 == 0 else np.inf, acc)
-    return out
-
-
-def bessel_i(order: int, x: np.ndarray, scaled: bool) -> np.ndarray:
-    """Modified Bessel I_order(x) (order 0 or 1), times exp(-|x|) when `scaled`; float64.
-
-    Power series up to |x| = 30, the asymptotic expansion beyond."""
-    x = np.asarray(x, np.float64)
-    ax = np.abs(x)
-    out = np.empty_like(ax)
-    near = ax <= 30
-    if near.any():
-        h = ax[near] / 2
-        term = h ** order / math.factorial(order)
-        total = term.copy()
-        for k in range(1, 120):
-            term = term * h * h / (k * (k + order))
-            total += term
-        out[near] = total * np.exp(-ax[near]) if scaled else total
-    if (~near).any():
-        z = ax[~near]
-        mu, term, total = 4.0 * order * order, np.ones_like(z), np.ones_like(z)
-        for k in range(1, 20):
-            term = -term * (mu - (2 * k - 1) ** 2) / (k * 8 * z)
-            total += term
-        base = total / np.sqrt(2 * np.pi * z)
-        with np.errstate(over="ignore"):
-            out[~near] = base if scaled else base * np.exp(z)
-    return np.where(x < 0, -out, out) if order == 1 else out
-
-
-def erfinv(x: np.ndarray) -> np.ndarray:
-    """The inverse error function in float64: a rational first guess, then Newton steps."""
-    x = np.asarray(x, np.float64)
-    w = -np.log(np.clip((1.0 - x) * (1.0 + x), 1e-300, None))
-    guess = np.where(
-        w < 5.0,
-        _poly(w - 2.5, [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                        0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
-                        1.50140941]),
-        _poly(np.sqrt(np.maximum(w, 5.0)) - 3.0,
-              [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-               0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]))
-    y = guess * x
-    inside = np.abs(x) < 1
-    y = np.where(inside, y, 0.0)
-    for _ in range(3):
-        step = (erf(y) - x) / (2 / math.sqrt(math.pi) * np.exp(-y * y))
-        y = np.where(inside, y - step, y)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        edge = np.where(np.abs(x) == 1, np.sign(x) * np.inf, np.nan)
-    return np.where(inside, y, edge)
-
-
-def _poly(t, coefs):
-    out = np.full_like(t, coefs[0])
-    for c in coefs[1:]:
-        out = out * t + c
-    return out
-
+from .reduce import reduced_axes, reduced_shape
 
 # --- unary ops with any slot names and attributes ---------------------------------------------
 def _unary(name, forward, derivative, doc, examples, *, x="X", out="Out", uses=("X",),
@@ -527,3 +393,87 @@ def multiplex_grad(Ids, X, Out_grad):
     count = len(X)
     return {"X@GRAD": [np.where((ids == k).reshape((-1,) + (1,) * (Out_grad.ndim - 1)),
                                 Out_grad, 0).astype(Out_grad.dtype) for k in range(count)]}
+
+
+# --- nanmedian --------------------------------------------------------------------------------
+_NANMEDIAN_ATTRS = [Attr("axis", T.INTS, []), Attr("keepdim", T.BOOLEAN, True),
+                    Attr("mode", T.STRING, "avg")]
+
+
+def _to_last(X, axis):
+    """X with the reduced axes moved last and merged into one; plus the output shape."""
+    axes = reduced_axes(X.ndim, axis, False)
+    kept = [d for d in range(X.ndim) if d not in axes]
+    moved = np.transpose(X, kept + list(axes))
+    return moved.reshape(moved.shape[:len(kept)] + (-1,)), axes
+
+
+def _infer_nanmedian(ctx):
+    x = ctx.input("X")
+    axes = reduced_axes(len(x.shape), ctx.attr("axis"), False)
+    shape = reduced_shape(x.shape, axes, ctx.attr("keepdim"))
+    index = shape + (2,) if ctx.attr("mode") == "avg" else shape
+    return {"Out": VarSpec(shape, x.dtype), "MedianIndex": VarSpec(index, np.dtype(np.int64))}
+
+
+def _nanmedian_expect(X, axis=(), keepdim=True, mode="avg"):
+    axes = reduced_axes(X.ndim, axis, False)
+    if mode == "avg":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is expected
+            out = np.nanmedian(X.astype(np.float64), axis=axes, keepdims=keepdim)
+    else:
+        flat, _ = _to_last(X, axis)
+        out = np.array([np.sort(r[~np.isnan(r)])[(np.count_nonzero(~np.isnan(r)) - 1) // 2]
+                        if (~np.isnan(r)).any() else np.nan for r in flat.reshape(
+                            -1, flat.shape[-1])]).reshape(reduced_shape(X.shape, axes, keepdim))
+    return {"Out": np.asarray(out).astype(X.dtype)}
+
+
+@register_op(
+    "nanmedian", inputs=["X"], outputs=["Out", "MedianIndex"],
+    attrs=_NANMEDIAN_ATTRS, infer=_infer_nanmedian,
+    grad=default_grad("nanmedian_grad", uses=["X", "MedianIndex"], out_grads=["Out"]),
+    doc="Out = median of the non-NaN values of X over axis ('avg' of the two middle values, "
+        "or the lower one for 'min'); MedianIndex = their positions (-1 when all NaN)",
+    examples=[Example({"X": np.array([[3.0, np.nan, 1.0, 2.0], [5.0, 4.0, 6.0, 7.0],
+                                      [np.nan] * 4], np.float32)},
+                      {"axis": [1], "keepdim": False}, _nanmedian_expect, grad=False),
+              Example({"X": rand(2, 3, 4, dtype="float64")}, {"axis": [0, 2]},
+                      _nanmedian_expect),
+              Example({"X": rand(3, 4)}, {"axis": [-1], "mode": "min", "keepdim": False},
+                      _nanmedian_expect)],
+)
+def nanmedian(X, axis, keepdim, mode):
+    flat, axes = _to_last(X, axis)
+    rows = flat.reshape(-1, flat.shape[-1])
+    valid = (~np.isnan(rows)).sum(-1)
+    order = np.argsort(np.where(np.isnan(rows), np.inf, rows), axis=-1, kind="stable")
+    lo, hi = np.maximum((valid - 1) // 2, 0), np.maximum(valid // 2, 0)
+    r = np.arange(len(rows))
+    i_lo, i_hi = order[r, lo], order[r, hi if mode == "avg" else lo]
+    out = (rows[r, i_lo].astype(np.float64) + rows[r, i_hi]) / 2
+    empty = valid == 0
+    out[empty] = np.nan
+    i_lo, i_hi = np.where(empty, -1, i_lo), np.where(empty, -1, i_hi)
+    shape = reduced_shape(X.shape, axes, keepdim)
+    index = np.stack([i_lo, i_hi], -1).reshape(shape + (2,)) if mode == "avg" else \
+        i_lo.reshape(shape)
+    return {"Out": out.reshape(shape).astype(X.dtype), "MedianIndex": index.astype(np.int64)}
+
+
+@register_op("nanmedian_grad", inputs=["X", "MedianIndex", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_NANMEDIAN_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="nanmedian",
+             doc="dX = dOut at the median positions (halved for the two of 'avg')")
+def nanmedian_grad(X, MedianIndex, Out_grad, axis, keepdim, mode):
+    flat, axes = _to_last(X, axis)
+    rows = flat.reshape(-1, flat.shape[-1])
+    idx = MedianIndex.reshape(len(rows), -1)
+    g = np.reshape(Out_grad, (len(rows), 1)) / idx.shape[1]
+    dx = np.zeros(rows.shape, X.dtype)
+    r = np.repeat(np.arange(len(rows))[:, None], idx.shape[1], 1)
+    ok = idx >= 0
+    np.add.at(dx, (r[ok], idx[ok]), np.broadcast_to(g, idx.shape)[ok])
+    kept = [d for d in range(X.ndim) if d not in axes]
+    moved_shape = tuple(X.shape[d] for d in kept) + tuple(X.shape[d] for d in axes)
+    return {"X@GRAD": np.transpose(dx.reshape(moved_shape), np.argsort(kept + list(axes)))}

@@ -1,5 +1,6 @@
 """Reductions: the fluid `mean` op, reduce_sum / reduce_mean / reduce_max / reduce_min /
-reduce_prod, and logsumexp.
+reduce_prod / reduce_amax / reduce_amin / reduce_all / reduce_any, logsumexp, and the running
+cummax / cummin / logcumsumexp.
 
 The `reduce_*` ops share Paddle's attributes (`dim`, `keep_dim`, `reduce_all`, `in_dtype`,
 `out_dtype`) and their shape inference; `reduced_axes` / `reduced_shape` are the axis rules
@@ -10,7 +11,6 @@ over the reduced axes); reduce_prod's gradient stays exact where X has zeros.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -416,87 +416,3 @@ def logcumsumexp_grad(X, Out, Out_grad, axis, flatten, exclusive, reverse):
     weights = np.exp(xm[..., None, :] - om[..., :, None]) * member
     dx = np.einsum("...i,...ij->...j", gm, np.nan_to_num(weights))
     return {"X@GRAD": np.moveaxis(dx, -1, a).reshape(X.shape).astype(X.dtype)}
-
-
-# --- nanmedian --------------------------------------------------------------------------------
-_NANMEDIAN_ATTRS = [Attr("axis", T.INTS, []), Attr("keepdim", T.BOOLEAN, True),
-                    Attr("mode", T.STRING, "avg")]
-
-
-def _to_last(X, axis):
-    """X with the reduced axes moved last and merged into one; plus the output shape."""
-    axes = reduced_axes(X.ndim, axis, False)
-    kept = [d for d in range(X.ndim) if d not in axes]
-    moved = np.transpose(X, kept + list(axes))
-    return moved.reshape(moved.shape[:len(kept)] + (-1,)), axes
-
-
-def _infer_nanmedian(ctx):
-    x = ctx.input("X")
-    axes = reduced_axes(len(x.shape), ctx.attr("axis"), False)
-    shape = reduced_shape(x.shape, axes, ctx.attr("keepdim"))
-    index = shape + (2,) if ctx.attr("mode") == "avg" else shape
-    return {"Out": VarSpec(shape, x.dtype), "MedianIndex": VarSpec(index, np.dtype(np.int64))}
-
-
-def _nanmedian_expect(X, axis=(), keepdim=True, mode="avg"):
-    axes = reduced_axes(X.ndim, axis, False)
-    if mode == "avg":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice is expected
-            out = np.nanmedian(X.astype(np.float64), axis=axes, keepdims=keepdim)
-    else:
-        flat, _ = _to_last(X, axis)
-        out = np.array([np.sort(r[~np.isnan(r)])[(np.count_nonzero(~np.isnan(r)) - 1) // 2]
-                        if (~np.isnan(r)).any() else np.nan for r in flat.reshape(
-                            -1, flat.shape[-1])]).reshape(reduced_shape(X.shape, axes, keepdim))
-    return {"Out": np.asarray(out).astype(X.dtype)}
-
-
-@register_op(
-    "nanmedian", inputs=["X"], outputs=["Out", "MedianIndex"],
-    attrs=_NANMEDIAN_ATTRS, infer=_infer_nanmedian,
-    grad=default_grad("nanmedian_grad", uses=["X", "MedianIndex"], out_grads=["Out"]),
-    doc="Out = median of the non-NaN values of X over axis ('avg' of the two middle values, "
-        "or the lower one for 'min'); MedianIndex = their positions (-1 when all NaN)",
-    examples=[Example({"X": np.array([[3.0, np.nan, 1.0, 2.0], [5.0, 4.0, 6.0, 7.0],
-                                      [np.nan] * 4], np.float32)},
-                      {"axis": [1], "keepdim": False}, _nanmedian_expect, grad=False),
-              Example({"X": rand(2, 3, 4, dtype="float64")}, {"axis": [0, 2]},
-                      _nanmedian_expect),
-              Example({"X": rand(3, 4)}, {"axis": [-1], "mode": "min", "keepdim": False},
-                      _nanmedian_expect)],
-)
-def nanmedian(X, axis, keepdim, mode):
-    flat, axes = _to_last(X, axis)
-    rows = flat.reshape(-1, flat.shape[-1])
-    valid = (~np.isnan(rows)).sum(-1)
-    order = np.argsort(np.where(np.isnan(rows), np.inf, rows), axis=-1, kind="stable")
-    lo, hi = np.maximum((valid - 1) // 2, 0), np.maximum(valid // 2, 0)
-    r = np.arange(len(rows))
-    i_lo, i_hi = order[r, lo], order[r, hi if mode == "avg" else lo]
-    out = (rows[r, i_lo].astype(np.float64) + rows[r, i_hi]) / 2
-    empty = valid == 0
-    out[empty] = np.nan
-    i_lo, i_hi = np.where(empty, -1, i_lo), np.where(empty, -1, i_hi)
-    shape = reduced_shape(X.shape, axes, keepdim)
-    index = np.stack([i_lo, i_hi], -1).reshape(shape + (2,)) if mode == "avg" else \
-        i_lo.reshape(shape)
-    return {"Out": out.reshape(shape).astype(X.dtype), "MedianIndex": index.astype(np.int64)}
-
-
-@register_op("nanmedian_grad", inputs=["X", "MedianIndex", "Out@GRAD"], outputs=["X@GRAD"],
-             attrs=_NANMEDIAN_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="nanmedian",
-             doc="dX = dOut at the median positions (halved for the two of 'avg')")
-def nanmedian_grad(X, MedianIndex, Out_grad, axis, keepdim, mode):
-    flat, axes = _to_last(X, axis)
-    rows = flat.reshape(-1, flat.shape[-1])
-    idx = MedianIndex.reshape(len(rows), -1)
-    g = np.reshape(Out_grad, (len(rows), 1)) / idx.shape[1]
-    dx = np.zeros(rows.shape, X.dtype)
-    r = np.repeat(np.arange(len(rows))[:, None], idx.shape[1], 1)
-    ok = idx >= 0
-    np.add.at(dx, (r[ok], idx[ok]), np.broadcast_to(g, idx.shape)[ok])
-    kept = [d for d in range(X.ndim) if d not in axes]
-    moved_shape = tuple(X.shape[d] for d in kept) + tuple(X.shape[d] for d in axes)
-    return {"X@GRAD": np.transpose(dx.reshape(moved_shape), np.argsort(kept + list(axes)))}
