@@ -321,3 +321,71 @@ def test_name_argument_names_the_output():
     x = pyir.static.data("x", [2], "float32")
     assert pyir.sin(x, name="angle").name.startswith("angle")
     assert pyir.i0(x, name="bessel").name.startswith("bessel")
+
+
+def _gammaincc(a, t):
+    """Q(a, t) from the continued fraction evaluated backwards in plain Python (t > a + 1)
+    or the lower series (t < a + 1)."""
+    if t < a + 1:
+        term = total = 1.0 / a
+        for k in range(1, 500):
+            term *= t / (a + k)
+            total += term
+        return 1 - total * math.exp(-t + a * math.log(t) - math.lgamma(a))
+    value = 0.0
+    for k in range(300, 0, -1):  # t + 1 - a - k (k - a) / (t + 3 - a - ...)
+        value = k * (k - a) / (t + 2 * k + 1 - a - value)
+    return math.exp(-t + a * math.log(t) - math.lgamma(a)) / (t + 1 - a - value)
+
+
+def test_gammaincc_and_gammainc():
+    a = np.array([0.5, 1.0, 3.0, 10.0, 2.0])
+    t = np.array([0.2, 1.0, 5.0, 4.0, 30.0])
+    expect = np.array([_gammaincc(p, q) for p, q in zip(a, t)])
+    (upper, lower), ops, op_list = static_run(
+        lambda p, q: (pyir.gammaincc(p, q), pyir.gammainc(p, q)), a, t)
+    assert ops == ["gammaincc", "gammaincc", "scale"] and op_list[-1].attrs["bias"] == 1.0
+    np.testing.assert_allclose(upper, expect, rtol=1e-10)
+    np.testing.assert_allclose(lower, 1 - expect, rtol=1e-10)
+    # dQ/dt = -t^(a-1) e^-t / Gamma(a); a gets no gradient
+    grad = eager_grad(lambda q, p: pyir.gammaincc(p, q), t, others=(a,))
+    np.testing.assert_allclose(grad, [-math.exp(-q + (p - 1) * math.log(q) - math.lgamma(p))
+                                      for p, q in zip(a, t)], rtol=1e-10)
+    assert eager_run(pyir.gammaincc, np.array([2.0]), np.array([0.0]))[0] == 1.0
+
+
+def test_multigammaln_matches_the_lgamma_sum():
+    x = np.array([2.5, 3.0, 7.25])
+    for p in (1, 3):
+        expect = p * (p - 1) / 4 * math.log(math.pi) + sum(
+            _lgamma(x - j / 2) for j in range(p))
+        (value,), ops, _ = static_run(pyir.multigammaln, x, p=p)
+        assert ops[-3:] == ["lgamma", "reduce_sum", "scale"] and "assign_value" in ops
+        np.testing.assert_allclose(value, expect, rtol=1e-12)
+    np.testing.assert_allclose(eager_grad(pyir.multigammaln, x, p=2),
+                               numeric_grad(lambda v: _lgamma(v) + _lgamma(v - 0.5), x),
+                               rtol=1e-6)
+    with pytest.raises(BuildError, match="p must be an int >= 1"):
+        pyir.multigammaln(pyir.static.data("m", [2], "float32"), 0)
+
+
+def test_frexp_matches_numpy():
+    x = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1e-3]], np.float32)
+    (mantissa, exponent), _, _ = static_run(pyir.frexp, x)
+    m, e = np.frexp(x)
+    np.testing.assert_array_equal(mantissa, m)
+    np.testing.assert_array_equal(exponent, e.astype(np.float32))
+    assert exponent.dtype == np.float32
+    with pytest.raises(BuildError, match="float32 or float64"):
+        pyir.frexp(pyir.static.data("i", [2], "int32"))
+
+
+def test_inplace_special_functions():
+    framework.static_mode[0] = False
+    x = pyir.to_tensor(np.array([1.0, 3.0]))
+    pyir.gammaincc_(x, pyir.to_tensor(np.array([1.0, 5.0])))
+    np.testing.assert_allclose(x.numpy(), [_gammaincc(1.0, 1.0), _gammaincc(3.0, 5.0)],
+                               rtol=1e-10)
+    y = pyir.to_tensor(np.array([2.5]))
+    pyir.multigammaln_(y, 1)
+    np.testing.assert_allclose(y.numpy(), [math.lgamma(2.5)])

@@ -368,3 +368,70 @@ def test_reductions_are_methods():
                                np.cumsum(X, axis=1))
     np.testing.assert_allclose(pyir.cumprod_(pyir.to_tensor(X.copy()), 2).numpy(),
                                np.cumprod(X, axis=2))
+
+
+def _trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = np.moveaxis(y, axis, -1)
+    if x is None:
+        widths = np.full(y.shape[-1] - 1, dx)
+    else:
+        widths = np.diff(np.moveaxis(x, axis, -1) if x.ndim > 1 else x, axis=-1)
+    return np.moveaxis((y[..., 1:] + y[..., :-1]) / 2 * widths, -1, axis)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"dx": 0.5}, {"axis": 0}])
+def test_trapezoid_and_cumulative_trapezoid_evenly_spaced(kwargs):
+    y = uniform((3, 4), seed=3)
+    (total, running), ops, _ = static_run(
+        lambda v: (pyir.trapezoid(v, **kwargs), pyir.cumulative_trapezoid(v, **kwargs)), y)
+    assert "reduce_sum" in ops and "cumsum" in ops
+    areas = _trapezoid(y, **kwargs)
+    axis = kwargs.get("axis", -1)
+    np.testing.assert_allclose(total, areas.sum(axis=axis), rtol=1e-12)
+    np.testing.assert_allclose(running, np.cumsum(areas, axis=axis), rtol=1e-12)
+
+
+def test_trapezoid_with_sample_points_and_gradient():
+    y = uniform((2, 4), seed=5)
+    x1 = np.array([0.0, 0.5, 1.5, 3.0])
+    got = eager_run(lambda v, p: pyir.trapezoid(v, p), y, x1)
+    np.testing.assert_allclose(got, _trapezoid(y, x1).sum(-1), rtol=1e-12)
+    x2 = np.cumsum(uniform((2, 4), 0.1, 1.0, seed=6), axis=1)
+    got = eager_run(lambda v, p: pyir.cumulative_trapezoid(v, p), y, x2)
+    np.testing.assert_allclose(got, np.cumsum(_trapezoid(y, x2), -1), rtol=1e-12)
+    np.testing.assert_allclose(eager_grad(pyir.trapezoid, y[0]), [0.5, 1, 1, 0.5])
+    with pytest.raises(BuildError, match="give x or dx, not both"):
+        pyir.trapezoid(pyir.to_tensor(y), pyir.to_tensor(x1), dx=1.0)
+
+
+@pytest.mark.parametrize("p, axis, max_norm", [(2.0, 0, 2.5), (1.0, 1, 5.0), (3.0, -1, 0.5)])
+def test_renorm_caps_slice_norms(p, axis, max_norm):
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    (value,), ops, op_list = static_run(pyir.renorm, x, p=p, axis=axis, max_norm=max_norm)
+    assert ops == ["renorm"] and op_list[0].attrs["max_norm"] == max_norm
+    moved = np.moveaxis(x.astype(np.float64), axis, 0)
+    norms = (np.abs(moved) ** p).sum(axis=1) ** (1 / p)
+    factor = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    np.testing.assert_allclose(value, np.moveaxis(moved * factor[:, None], 0, axis), rtol=1e-6)
+    xx = uniform((3, 2), seed=4)
+
+    def reference(v):
+        n = (np.abs(v) ** p).sum(axis=1, keepdims=True) ** (1 / p)
+        return v * np.where(n > 0.5, 0.5 / (n + 1e-7), 1.0)
+
+    np.testing.assert_allclose(eager_grad(pyir.renorm, xx, p=p, axis=0, max_norm=0.5),
+                               numeric_grad(reference, xx), rtol=1e-6, atol=1e-9)
+    with pytest.raises(BuildError, match="needs p > 0"):
+        pyir.renorm(pyir.to_tensor(xx), 0.0, 0, 1.0)
+
+
+def test_reduce_as_sums_broadcast_axes():
+    x = uniform((2, 3, 4), seed=1)
+    target = np.zeros((3, 1))
+    (value,), ops, _ = static_run(pyir.reduce_as, x, target)
+    assert ops == ["reduce_as"]
+    np.testing.assert_allclose(value, x.sum(axis=(0, 2)).reshape(3, 1))
+    framework.static_mode[0] = False
+    t = pyir.to_tensor(x, stop_gradient=False)
+    pyir.reduce_as(t, pyir.to_tensor(target)).backward()
+    np.testing.assert_array_equal(t.gradient(), np.ones_like(x))

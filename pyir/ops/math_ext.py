@@ -31,7 +31,8 @@ def _unary(name, forward, derivative, doc, examples, *, x="X", out="Out", uses=(
     used = [x if u == "X" else out if u == "Out" else u for u in uses]
 
     def kernel(*args):
-        value = forward(*args)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            value = forward(*args)
         return {out: np.asarray(value).astype(args[0].dtype, copy=False)}
 
     register_op(name, inputs=[x], outputs=[out], attrs=attrs, infer=same_as(x, out=out),

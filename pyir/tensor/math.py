@@ -17,7 +17,7 @@ from ..dispatch import out as apply_out  # for functions whose `out=` argument h
 from ..errors import BuildError, Where
 from . import math_binary, math_reduce
 from .math_binary import *  # noqa: F401,F403
-from .math_common import (FLOAT_TYPES, filled_like, into, need_tensor, scalar_like,
+from .math_common import (FLOAT_TYPES, as_tensor_like, constant_vector, filled_like, into, need_tensor, scalar_like,
                           to_float, where)
 from .math_reduce import *  # noqa: F401,F403
 from .math_reduce import reduce_attrs  # noqa: F401  (used by stat.py)
@@ -49,7 +49,8 @@ _IN_PLACE = [
 __all__ = [
     *_UNARY_WITH_OUT, *_UNARY, *sorted(_LOWER_SLOTS), "sgn", "neg", "negative", "positive",
     "round", "trunc", "frac", "polygamma", "sinc", "logit", "stanh", "deg2rad", "rad2deg",
-    "nan_to_num", "isneginf", "isposinf", "isreal", "signbit",
+    "nan_to_num", "isneginf", "isposinf", "isreal", "signbit", "gammaincc", "gammainc",
+    "multigammaln", "frexp", "gammaincc_", "gammainc_", "multigammaln_",
     *[f"{n}_" for n in _IN_PLACE],
     *math_binary.__all__, *math_reduce.__all__,
 ]
@@ -289,6 +290,77 @@ def signbit(x, name: str | None = None):
     return out("less_than", {"X": signed, "Y": scalar_like(x, 0.0)}, name=name)
 
 
+def gammaincc(x, y, name: str | None = None):
+    """The regularized upper incomplete gamma function Q(x, y) = Gamma(x, y) / Gamma(x)
+    (op `gammaincc`; the gradient flows to y only, as in Paddle).
+
+    Example:
+        >>> pyir.gammaincc(a, t)
+    """
+    need_tensor(x, "gammaincc")
+    return out("gammaincc", {"x": x, "y": as_tensor_like(x, y, "gammaincc")}, name=name,
+               slot="out")
+
+
+def gammainc(x, y, name: str | None = None):
+    """The regularized lower incomplete gamma function P(x, y) = 1 - Q(x, y) (`gammaincc`
+    then `scale` by -1 with bias 1).
+
+    Example:
+        >>> pyir.gammainc(a, t)
+    """
+    return out("scale", {"X": gammaincc(x, y)}, {"scale": -1.0, "bias": 1.0,
+                                                 "bias_after_scale": True}, name=name)
+
+
+def multigammaln(x, p: int, name: str | None = None):
+    """log of the multivariate gamma function of dimension p: sum over j < p of
+    lgamma(x - j/2) + p (p - 1) / 4 log(pi) (ops unsqueeze2, elementwise_add, lgamma,
+    reduce_sum, scale).
+
+    Example:
+        >>> pyir.multigammaln(x, 3)
+    """
+    need_tensor(x, "multigammaln")
+    if not isinstance(p, (int, np.integer)) or isinstance(p, bool) or p < 1:
+        raise BuildError(f"p must be an int >= 1, got {p!r}", Where(op_type="multigammaln"))
+    shifts = constant_vector(x, [0.5 * k for k in range(1 - p, 1)])
+    spread = out("elementwise_add", {"X": out("unsqueeze2", {"X": x}, {"axes": [len(x.shape)]}),
+                                     "Y": shifts}, {"axis": -1})
+    total = out("reduce_sum", {"X": out("lgamma", {"X": spread})},
+                {"dim": [-1], "keep_dim": False, "reduce_all": False})
+    return out("scale", {"X": total}, {"scale": 1.0, "bias": 0.25 * p * (p - 1) *
+                                       _math.log(_math.pi), "bias_after_scale": True},
+               name=name)
+
+
+def frexp(x, name: str | None = None):
+    """(mantissa, exponent) with x = mantissa * 2**exponent, 0.5 <= |mantissa| < 1 (both in
+    x's float dtype; 0 gives 0, 0), composed as Paddle does from abs, log2, floor, where.
+
+    Example:
+        >>> mantissa, exponent = pyir.frexp(x)
+    """
+    need_tensor(x, "frexp")
+    if dtype_of(x) not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise BuildError(f"expects a float32 or float64 tensor, got {dtype_of(x)}",
+                         Where(op_type="frexp"))
+    size = out("abs", {"X": x})
+    exponent = out("floor", {"X": out("log2", {"X": size})})
+    exponent = where(out("isinf_v2", {"X": exponent}), filled_like(exponent, 0.0), exponent)
+    power = out("elementwise_pow", {"X": scalar_like(x, 2.0), "Y": exponent}, {"axis": -1})
+    mantissa = out("elementwise_div", {"X": size, "Y": power}, {"axis": -1})
+    too_big = out("greater_equal", {"X": mantissa, "Y": scalar_like(x, 1.0)})
+    exponent = where(too_big, out("scale", {"X": exponent}, {"bias": 1.0}), exponent)
+    mantissa = where(too_big, out("scale", {"X": mantissa}, {"scale": 0.5}), mantissa)
+    negative = out("less_than", {"X": x, "Y": scalar_like(x, 0.0)})
+    mantissa = where(negative, out("scale", {"X": mantissa}, {"scale": -1.0}), mantissa,
+                     name=name)
+    return mantissa, exponent
+
+
+for _name in ("gammaincc", "gammainc", "multigammaln"):
+    globals()[f"{_name}_"] = inplace_of(globals()[_name], f"{_name}_")
 for _name in _IN_PLACE:
     globals()[f"{_name}_"] = inplace_of(globals()[_name], f"{_name}_")
 del _name, _op

@@ -43,6 +43,15 @@ def scalar_like(x, value, dtype=None):
     return constant(apply_op("fill_constant", {}, attrs, like=x)["Out"])
 
 
+def constant_vector(x, values, dtype=None):
+    """A 1-D constant holding `values` (dtype: x's unless given) in x's mode (op
+    `assign_value`, its values written as Paddle 3 writes them)."""
+    dt = dtypes.to_numpy(dtype) if dtype is not None else dtype_of(x)
+    attrs = {"shape": [len(values)], "dtype": dtypes.to_code(dt),
+             "values": [float(v) for v in values]}
+    return constant(apply_op("assign_value", {}, attrs, like=x)["Out"])
+
+
 def filled_like(x, value, dtype=None, name: str | None = None):
     """A tensor shaped like x filled with value (op `fill_any_like`, as `full_like`)."""
     code = dtypes.to_code(dtypes.to_numpy(dtype) if dtype is not None else dtype_of(x))

@@ -17,7 +17,8 @@ from .math_common import (axis_list, cast, filled_like, into, need_tensor, one_a
 
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "all", "any", "logsumexp", "nansum",
            "nanmean", "count_nonzero", "cumsum", "cumprod", "cummax", "cummin",
-           "logcumsumexp", "diff", "cumsum_", "cumprod_"]
+           "logcumsumexp", "diff", "trapezoid", "cumulative_trapezoid", "renorm", "reduce_as",
+           "cumsum_", "cumprod_", "renorm_"]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
 UNSUPPORTED: dict[str, str] = {}
@@ -273,5 +274,88 @@ def diff(x, n: int = 1, axis: int = -1, prepend=None, append=None,
     return into(x, out)
 
 
+def _trapezoid(y, x, dx, axis, running: bool, name, fn):
+    """The trapezoid rule along axis: (y[1:] + y[:-1]) / 2 times the spacing, then summed
+    (reduce_sum) or accumulated (cumsum)."""
+    need_tensor(y, fn)
+    if x is not None and dx is not None:
+        raise BuildError("give x or dx, not both", Where(op_type=fn))
+    axis = one_axis(y, axis, fn) % ndim(y)
+    length = y.shape[axis]
+    if length is None or length < 0:
+        raise BuildError("needs a known length along axis", Where(op_type=fn))
+    heights = apply_out("elementwise_add", {"X": _slice(y, axis, 1, length),
+                                            "Y": _slice(y, axis, 0, length - 1)}, {"axis": -1})
+    if x is None:
+        areas = apply_out("scale", {"X": heights}, {"scale": 0.5 * (1.0 if dx is None
+                                                                    else float(dx))})
+    else:
+        need_tensor(x, fn)
+        x_axis = 0 if ndim(x) == 1 else axis
+        widths = apply_out("elementwise_sub", {"X": _slice(x, x_axis, 1, length),
+                                               "Y": _slice(x, x_axis, 0, length - 1)},
+                           {"axis": -1})
+        if ndim(x) == 1 and ndim(y) > 1:  # line the spacings up with y's axis
+            shape = [1] * ndim(y)
+            shape[axis] = length - 1
+            widths = apply_out("reshape2", {"X": widths}, {"shape": shape})
+        areas = apply_out("scale", {"X": apply_out("elementwise_mul", {
+            "X": heights, "Y": widths}, {"axis": -1})}, {"scale": 0.5})
+    if running:
+        return apply_out("cumsum", {"X": areas}, {"axis": axis, "flatten": False,
+                                                  "exclusive": False, "reverse": False},
+                         name=name)
+    return apply_out("reduce_sum", {"X": areas}, {"dim": [axis], "keep_dim": False,
+                                                  "reduce_all": ndim(y) == 1}, name=name)
+
+
+def trapezoid(y, x=None, dx: float | None = None, axis: int = -1, name: str | None = None):
+    """The integral of y along axis by the trapezoid rule, at sample points x (1-D, or shaped
+    like y) or evenly spaced dx apart (default 1).
+
+    Example:
+        >>> pyir.trapezoid(y, dx=0.1)
+    """
+    return _trapezoid(y, x, dx, axis, False, name, "trapezoid")
+
+
+def cumulative_trapezoid(y, x=None, dx: float | None = None, axis: int = -1,
+                         name: str | None = None):
+    """The running trapezoid-rule integral of y along axis (one element shorter there).
+
+    Example:
+        >>> pyir.cumulative_trapezoid(y, x)
+    """
+    return _trapezoid(y, x, dx, axis, True, name, "cumulative_trapezoid")
+
+
+def renorm(x, p: float, axis: int, max_norm: float):
+    """Each slice of x along axis scaled down to p-norm max_norm where its norm exceeds it
+    (op `renorm`).
+
+    Example:
+        >>> pyir.renorm(w, p=2.0, axis=0, max_norm=1.0)
+    """
+    need_tensor(x, "renorm")
+    if not p > 0 or not max_norm >= 0:
+        raise BuildError(f"needs p > 0 and max_norm >= 0, got p={p!r}, max_norm={max_norm!r}",
+                         Where(op_type="renorm"))
+    return apply_out("renorm", {"X": x}, {"p": float(p), "axis": one_axis(x, axis, "renorm"),
+                                          "max_norm": float(max_norm)})
+
+
+def reduce_as(x, target, name: str | None = None):
+    """x summed down to target's shape, over the axes where target was broadcast (op
+    `reduce_as`).
+
+    Example:
+        >>> pyir.reduce_as(grad, bias)
+    """
+    need_tensor(x, "reduce_as")
+    need_tensor(target, "reduce_as")
+    return apply_out("reduce_as", {"x": x, "target": target}, name=name, slot="out")
+
+
 cumsum_ = inplace_of(cumsum, "cumsum_")
+renorm_ = inplace_of(renorm, "renorm_")
 cumprod_ = inplace_of(cumprod, "cumprod_")
