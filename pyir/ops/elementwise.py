@@ -99,5 +99,5 @@ _binary("min", np.minimum, lambda x, y, g: g * (x <= y), lambda x, y, g: g * (x 
         "Out = minimum(X, Y)")
 _binary("floordiv", np.floor_divide, None, None, "Out = floor(X / Y)", positive=True,
         differentiable=False)
-_binary("mod", np.mod, None, None, "Out = X mod Y (sign of Y, as Python)", positive=True,
-        differentiable=False)
+_binary("mod", np.mod, lambda x, y, g: g, lambda x, y, g: -g * np.floor(x / y),
+        "Out = X mod Y (sign of Y, as Python)", positive=True)

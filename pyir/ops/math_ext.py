@@ -318,8 +318,9 @@ _binary("fmax", np.fmax, lambda x, y, g: g * ((x >= y) | np.isnan(y)),
         lambda x, y, g: g * ~((x >= y) | np.isnan(y)), "Out = fmax(X, Y): NaN loses")
 _binary("fmin", np.fmin, lambda x, y, g: g * ((x <= y) | np.isnan(y)),
         lambda x, y, g: g * ~((x <= y) | np.isnan(y)), "Out = fmin(X, Y): NaN loses")
-_binary("heaviside", lambda x, y: np.heaviside(x, y), lambda x, y, g: np.zeros_like(g),
-        lambda x, y, g: g * (x == 0), "Out = 0 for X < 0, Y for X == 0, 1 for X > 0")
+_binary("heaviside", lambda x, y: np.where(x == 0, y, x > 0).astype(np.result_type(x, y)),
+        lambda x, y, g: np.zeros_like(g), lambda x, y, g: g * (x == 0),
+        "Out = Y where X == 0, 1 where X > 0, else 0 (NaN X gives 0, as in Paddle)")
 
 
 def _shift_examples(forward):

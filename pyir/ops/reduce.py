@@ -5,7 +5,7 @@ cummax / cummin / logcumsumexp.
 The `reduce_*` ops share Paddle's attributes (`dim`, `keep_dim`, `reduce_all`, `in_dtype`,
 `out_dtype`) and their shape inference; `reduced_axes` / `reduced_shape` are the axis rules
 every reducing op uses. reduce_sum..min share one gradient kernel shape (dOut expanded back
-over the reduced axes); reduce_prod's gradient stays exact where X has zeros.
+over the reduced axes; tied extremes share it evenly); reduce_prod's gradient stays exact where X has zeros.
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ def _reduce(name, np_reduce, reference, grad_rule, uses_out: bool, doc: str):
                  examples=_examples(reference))
     def kernel(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         axes = reduced_axes(X.ndim, dim, reduce_all)
-        out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))
+        with np.errstate(invalid="ignore"):  # NaN in, NaN out, silently
+            out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))
         dtype = X.dtype if out_dtype == -1 else dtypes.to_numpy(out_dtype)
         return {"Out": out.astype(dtype, copy=False)}
 
@@ -119,15 +120,21 @@ def _mean(X, axis, keepdims):
     return total / (X.size if axis is None else _count(X.shape, axis))
 
 
+# Tied extremes share the gradient evenly (Paddle 3.3.1 max/min/amax/amin grad kernels).
+def _share_among_ties(x, out, g, axes):
+    mask = (x == out).astype(g.dtype)
+    return g * mask / mask.sum(axis=axes, keepdims=True)
+
+
 # ufunc reductions directly: np.sum/np.max/np.min add microseconds of dispatch per call
 _reduce("sum", np.add.reduce, np.sum, lambda x, out, g, axes: g, False,
         "Out = sum of X over dim")
 _reduce("mean", _mean, np.mean, lambda x, out, g, axes: g / _count(x.shape, axes), False,
         "Out = mean of X over dim")
-_reduce("max", np.maximum.reduce, np.max, lambda x, out, g, axes: g * (x == out), True,
-        "Out = max of X over dim (ties all receive the gradient)")
-_reduce("min", np.minimum.reduce, np.min, lambda x, out, g, axes: g * (x == out), True,
-        "Out = min of X over dim (ties all receive the gradient)")
+_reduce("max", np.maximum.reduce, np.max, _share_among_ties, True,
+        "Out = max of X over dim (tied maxima share the gradient evenly, as in Paddle 3.3.1)")
+_reduce("min", np.minimum.reduce, np.min, _share_among_ties, True,
+        "Out = min of X over dim (tied minima share the gradient evenly)")
 
 
 # --- mean: fluid's whole-tensor mean ------------------------------------------------------------
@@ -236,12 +243,6 @@ def logsumexp_grad(X, Out, Out_grad, axis, keepdim, reduce_all):
     axes = reduced_axes(X.ndim, axis, reduce_all)
     kept = tuple(1 if i in axes else d for i, d in enumerate(X.shape))
     return {"X@GRAD": (Out_grad.reshape(kept) * np.exp(X - Out.reshape(kept))).astype(X.dtype)}
-
-
-# --- amax / amin: ties share the gradient evenly ---------------------------------------------
-def _share_among_ties(x, out, g, axes):
-    mask = (x == out).astype(g.dtype)
-    return g * mask / mask.sum(axis=axes, keepdims=True)
 
 
 _reduce("amax", np.maximum.reduce, np.max, _share_among_ties, True,
