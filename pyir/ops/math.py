@@ -170,7 +170,9 @@ def _factor(FactorTensor, factor):
     ],
 )
 def pow_(X, FactorTensor, factor):
-    return {"Out": np.power(X, _factor(FactorTensor, factor)).astype(X.dtype, copy=False)}
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # IEEE, silently
+        out = np.power(X, _factor(FactorTensor, factor))
+    return {"Out": out.astype(X.dtype, copy=False)}
 
 
 @register_op(
