@@ -5,7 +5,8 @@ cummax / cummin / logcumsumexp.
 The `reduce_*` ops share Paddle's attributes (`dim`, `keep_dim`, `reduce_all`, `in_dtype`,
 `out_dtype`) and their shape inference; `reduced_axes` / `reduced_shape` are the axis rules
 every reducing op uses. reduce_sum..min share one gradient kernel shape (dOut expanded back
-over the reduced axes; tied extremes share it evenly); reduce_prod's gradient stays exact where X has zeros.
+over the reduced axes; tied extremes share it evenly); reduce_prod's gradient stays exact
+where X has zeros.
 """
 
 from __future__ import annotations

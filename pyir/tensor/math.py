@@ -17,10 +17,10 @@ from ..dispatch import out as apply_out  # for functions whose `out=` argument h
 from ..errors import BuildError, Where
 from . import math_binary, math_reduce
 from .math_binary import *  # noqa: F401,F403
-from .math_common import (FLOAT_TYPES, as_tensor_like, constant_vector, filled_like, into, need_tensor, scalar_like,
-                          to_float, where)
+from .math_common import (FLOAT_TYPES, as_tensor_like, constant_vector, filled_like, into,
+                          need_tensor, scalar_like, to_float, where)
 from .math_reduce import *  # noqa: F401,F403
-from .math_reduce import reduce_attrs  # noqa: F401  (used by stat.py)
+from .math_reduce import reduce_attrs  # noqa: F401  (kept importable from here, as before)
 
 _UNARY_WITH_OUT = {
     # public name: op type (Paddle's legacy op; functions with an `out=` argument)
