@@ -197,3 +197,25 @@ def test_static_backward_matches_the_eager_tape(build, domain):
                                fetch_list=[dx])
     eager = eager_grad(lambda t: pyir.sum(build(t)), data)
     np.testing.assert_allclose(static, eager, rtol=1e-10, atol=1e-12)
+
+
+def test_saved_inference_model_with_the_new_ops_loads_and_runs(tmp_path):
+    """String, scalar-list and int attributes of the new ops survive the protobuf file."""
+    from pyir.executor import Executor
+    x = pyir.static.data("x", [2, 3], "float32")
+    y = pyir.static.data("y", [2, 3], "float32")
+    outs = [pyir.isclose(x, y, rtol=0.5), pyir.multigammaln(pyir.abs(x) + 2.0, 2),
+            pyir.cummax(x, axis=1)[1], pyir.nanmedian(x, axis=1), pyir.polygamma(
+                pyir.abs(x) + 1.0, 2), pyir.bitwise_right_shift(
+                pyir.cast(x, "int32"), pyir.cast(y, "int32"), False), pyir.logit(x, 0.1),
+            pyir.quantile(x, 0.4, axis=0, interpolation="nearest")]
+    exe = Executor()
+    data = {"x": np.array([[0.2, -1.5, 3.0], [0.5, 0.5, -2.0]], np.float32),
+            "y": np.array([[0.25, 1.0, 1.0], [0.0, 2.0, 1.0]], np.float32)}
+    expect = exe.run(pyir.static.default_main_program(), feed=data, fetch_list=outs)
+    pyir.static.save_inference_model(str(tmp_path / "m"), [x, y], outs, exe)
+    program, feeds, fetches = pyir.static.load_inference_model(str(tmp_path / "m"), exe)
+    got = exe.run(program, feed=data, fetch_list=fetches)
+    assert feeds == ["x", "y"]
+    for a, b in zip(got, expect):
+        np.testing.assert_array_equal(a, b)

@@ -220,24 +220,23 @@ def _quantile(x, q, axis, keepdim, interpolation, ignore_nan, fn, name=None):
     flags = {"dim": [last_axis], "keep_dim": True, "reduce_all": False}
     valid = apply_out("reduce_sum", {"X": cast(apply_out("logical_not", {"X": nan_mask}),
                                                dtype_of(x))}, flags)
-    any_nan = apply_out("reduce_any", {"X": nan_mask}, flags)
+    if ignore_nan:  # positions among the valid (sorted first) values; NaN if none
+        top = apply_out("elementwise_max", {
+            "X": apply_out("scale", {"X": valid}, {"scale": 1.0, "bias": -1.0}),
+            "Y": scalar_like(x, 0.0)}, {"axis": -1})
+        undefined = apply_out("equal", {"X": valid, "Y": scalar_like(x, 0.0)})
+    else:  # NaN where the slice holds one
+        undefined = apply_out("reduce_any", {"X": nan_mask}, flags)
     results = []
-    for value in qs:
-        if ignore_nan:  # positions among the valid (sorted first) values
-            top = apply_out("elementwise_max", {
-                "X": apply_out("scale", {"X": valid}, {"scale": 1.0, "bias": -1.0}),
-                "Y": scalar_like(x, 0.0)}, {"axis": -1})
+    for value in qs:  # Paddle's `where` needs equal shapes: mask each [..., 1] pick
+        if ignore_nan:
             position = apply_out("scale", {"X": top}, {"scale": float(value)})
         else:
             position = filled_like(valid, float(value) * (length - 1))
-        results.append(_pick(ordered, position, last_axis, interpolation))
+        pick = _pick(ordered, position, last_axis, interpolation)
+        results.append(where(undefined, filled_like(pick, np.nan), pick))
     result = apply_out("concat", {"X": results}, {"axis": last_axis}) if len(results) > 1 \
         else results[0]
-    if ignore_nan:
-        nothing = apply_out("equal", {"X": valid, "Y": scalar_like(x, 0.0)})
-        result = where(nothing, filled_like(result, np.nan), result)
-    else:
-        result = where(any_nan, filled_like(result, np.nan), result)
     target = [1 if d in dims else n for d, n in enumerate(shape)] if keepdim else \
         [n for d, n in enumerate(shape) if d not in dims]
     if len(qs) > 1:
