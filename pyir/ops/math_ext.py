@@ -435,7 +435,7 @@ def _nanmedian_expect(X, axis=(), keepdim=True, mode="avg"):
 @register_op(
     "nanmedian", inputs=["X"], outputs=["Out", "MedianIndex"],
     attrs=_NANMEDIAN_ATTRS, infer=_infer_nanmedian,
-    grad=default_grad("nanmedian_grad", uses=["X", "MedianIndex"], out_grads=["Out"]),
+    grad=default_grad("nanmedian_grad", uses=["X", "MedianIndex", "Out"], out_grads=["Out"]),
     doc="Out = median of the non-NaN values of X over axis ('avg' of the two middle values, "
         "or the lower one for 'min'); MedianIndex = their positions (-1 when all NaN)",
     examples=[Example({"X": np.array([[3.0, np.nan, 1.0, 2.0], [5.0, 4.0, 6.0, 7.0],
@@ -464,10 +464,11 @@ def nanmedian(X, axis, keepdim, mode):
     return {"Out": out.reshape(shape).astype(X.dtype), "MedianIndex": index.astype(np.int64)}
 
 
-@register_op("nanmedian_grad", inputs=["X", "MedianIndex", "Out@GRAD"], outputs=["X@GRAD"],
+@register_op("nanmedian_grad", inputs=["X", "MedianIndex", "Out", "Out@GRAD"],
+             outputs=["X@GRAD"],
              attrs=_NANMEDIAN_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="nanmedian",
              doc="dX = dOut at the median positions (halved for the two of 'avg')")
-def nanmedian_grad(X, MedianIndex, Out_grad, axis, keepdim, mode):
+def nanmedian_grad(X, MedianIndex, Out, Out_grad, axis, keepdim, mode):
     flat, axes = _to_last(X, axis)
     rows = flat.reshape(-1, flat.shape[-1])
     idx = MedianIndex.reshape(len(rows), -1)
