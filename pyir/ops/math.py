@@ -143,11 +143,11 @@ def clip(X, Min, Max, min, max):
 @register_op(
     "clip_grad", inputs=[*_CLIP_INPUTS, "Out@GRAD"], outputs=["X@GRAD"], attrs=_CLIP_ATTRS,
     infer=same_as("X", out="X@GRAD"), grad_of="clip",
-    doc="dX = dOut where min < X < max, else 0",
+    doc="dX = dOut where min <= X <= max, else 0 (the bounds included, as Paddle 3.3.1)",
 )
 def clip_grad(X, Min, Max, Out_grad, min, max):
     lo, hi = _bounds(Min, Max, min, max)
-    return {"X@GRAD": (Out_grad * ((X > lo) & (X < hi))).astype(Out_grad.dtype, copy=False)}
+    return {"X@GRAD": (Out_grad * ((X >= lo) & (X <= hi))).astype(Out_grad.dtype, copy=False)}
 
 
 # --- pow --------------------------------------------------------------------------------------
