@@ -46,7 +46,8 @@ def _hurwitz_zeta(s: int, a: np.ndarray) -> np.ndarray:
 
 
 def digamma(x: np.ndarray) -> np.ndarray:
-    """psi(x) = d/dx ln Gamma(x), in float64 (nan at the poles; reflection below 0.5)."""
+    """psi(x) = d/dx ln Gamma(x), in float64 (-inf at 0 and NaN at the negative integers, as
+    Paddle; reflection below 0.5)."""
     x = np.asarray(x, np.float64)
     out = np.empty_like(x)
     neg = x < 0.5
@@ -65,7 +66,8 @@ def digamma(x: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         reflected = out - np.pi / np.tan(np.pi * x)
     out = np.where(neg, reflected, out)
-    return np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
+    pole = (x <= 0) & (x == np.floor(x))
+    return np.where(x == 0, -np.inf, np.where(pole, np.nan, out))  # Paddle's values
 
 
 def polygamma(n: int, x: np.ndarray) -> np.ndarray:
@@ -85,7 +87,7 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
             use = k < m
             with np.errstate(divide="ignore"):
                 acc = acc + np.where(use, sign * math.factorial(n) * (xs + k) ** -(n + 1.0), 0)
-        out[~pos] = np.where(xs == np.floor(xs), np.nan if n % 2 == 0 else np.inf, acc)
+        out[~pos] = np.where(xs == np.floor(xs), sign * np.inf, acc)  # poles, as Paddle
     return out
 
 
