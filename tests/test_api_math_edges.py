@@ -230,3 +230,28 @@ def test_saved_inference_model_with_the_new_ops_loads_and_runs(tmp_path):
     assert feeds == ["x", "y"]
     for a, b in zip(got, expect):
         np.testing.assert_array_equal(a, b)
+
+
+COMPOSITES = {
+    "sinc": lambda x, i: pyir.sinc(x), "nan_to_num": lambda x, i: pyir.nan_to_num(x),
+    "frexp": lambda x, i: pyir.frexp(x)[0], "nansum": lambda x, i: pyir.nansum(x, 1),
+    "nanmean": lambda x, i: pyir.nanmean(x, 0), "median": lambda x, i: pyir.median(x, 1),
+    "median_all": lambda x, i: pyir.median(x), "quantile": lambda x, i: pyir.quantile(
+        x, [0.2, 0.7], axis=0), "nanquantile": lambda x, i: pyir.nanquantile(x, 0.5, axis=1),
+    "quantile_keep": lambda x, i: pyir.quantile(x, 0.5, axis=[0, 1], keepdim=True),
+    "gcd": lambda x, i: pyir.gcd(i, i[0]), "lcm": lambda x, i: pyir.lcm(i, i[:, 0:1]),
+    "isneginf": lambda x, i: pyir.isneginf(x), "signbit": lambda x, i: pyir.signbit(x),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSITES))
+def test_composites_give_where_equal_shapes(name):
+    """Paddle's legacy `where` op refuses inputs of different shapes (no broadcasting)."""
+    x = pyir.static.data("x", [3, 4], "float32")
+    i = pyir.static.data("i", [3, 4], "int64")
+    COMPOSITES[name](x, i)
+    block = pyir.static.default_main_program().global_block()
+    for op in block.ops:
+        if op.type == "where":
+            shapes = {tuple(block.var(op.input(s)[0]).shape) for s in ("Condition", "X", "Y")}
+            assert len(shapes) == 1, f"{name}: where over shapes {shapes}"
