@@ -113,7 +113,11 @@ def bitwise_not(x, out=None, name: str | None = None):  # noqa: A002
 
 
 def bitwise_invert(x, out=None, name: str | None = None):  # noqa: A002
-    """Alias of `bitwise_not`."""
+    """Alias of `bitwise_not`.
+
+    Example:
+        >>> pyir.bitwise_invert(x)
+    """
     return bitwise_not(x, out, name)
 
 

@@ -106,7 +106,11 @@ def trunc(input, name: str | None = None):  # noqa: A002 - Paddle's name
 
 
 def sgn(x, name: str | None = None):
-    """The sign of x (-1, 0, 1) for real tensors: `sign` (op `sign`)."""
+    """The sign of x (-1, 0, 1) for real tensors: `sign` (op `sign`).
+
+    Example:
+        >>> pyir.sgn(x)
+    """
     return out("sign", {"X": x}, name=name)
 
 
@@ -121,7 +125,11 @@ def neg(x, name: str | None = None):
 
 
 def negative(x, name: str | None = None):
-    """-x (op `scale`), an alias of `neg`."""
+    """-x (op `scale`), an alias of `neg`.
+
+    Example:
+        >>> pyir.negative(x)
+    """
     return neg(x, name)
 
 

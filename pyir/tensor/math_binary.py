@@ -70,7 +70,11 @@ def subtract(x, y, name: str | None = None, *, alpha=1, out=None):  # noqa: A002
 
 
 def sub(x, y, name: str | None = None, *, alpha=1, out=None):  # noqa: A002
-    """Alias of `subtract`."""
+    """Alias of `subtract`.
+
+    Example:
+        >>> pyir.sub(x, y, alpha=2)
+    """
     return subtract(x, y, name, alpha=alpha, out=out)
 
 
@@ -84,7 +88,11 @@ def multiply(x, y, name: str | None = None, *, out=None):  # noqa: A002
 
 
 def mul(x, y, name: str | None = None, *, out=None):  # noqa: A002
-    """Alias of `multiply`."""
+    """Alias of `multiply`.
+
+    Example:
+        >>> pyir.mul(x, y)
+    """
     return multiply(x, y, name, out=out)
 
 
@@ -111,12 +119,20 @@ def divide(x, y, name: str | None = None, *, rounding_mode: str | None = None,
 
 def div(x, y, name: str | None = None, *, rounding_mode: str | None = None,
         out=None):  # noqa: A002
-    """Alias of `divide`."""
+    """Alias of `divide`.
+
+    Example:
+        >>> pyir.div(x, y, rounding_mode="trunc")
+    """
     return divide(x, y, name, rounding_mode=rounding_mode, out=out)
 
 
 def true_divide(input, other, *, out=None):  # noqa: A002
-    """input / other: `divide` with no rounding."""
+    """input / other: `divide` with no rounding.
+
+    Example:
+        >>> pyir.true_divide(x, y)
+    """
     return divide(input, other, out=out)
 
 
@@ -139,12 +155,20 @@ def remainder(x, y, name: str | None = None, *, out=None):  # noqa: A002
 
 
 def mod(x, y, name: str | None = None, *, out=None):  # noqa: A002
-    """Alias of `remainder`."""
+    """Alias of `remainder`.
+
+    Example:
+        >>> pyir.mod(x, 3)
+    """
     return remainder(x, y, name, out=out)
 
 
 def floor_mod(x, y, name: str | None = None, *, out=None):  # noqa: A002
-    """Alias of `remainder`."""
+    """Alias of `remainder`.
+
+    Example:
+        >>> pyir.floor_mod(x, y)
+    """
     return remainder(x, y, name, out=out)
 
 
@@ -171,7 +195,11 @@ def maximum(x, y, name: str | None = None, *, out=None):  # noqa: A002
 
 
 def minimum(x, y, name: str | None = None, *, out=None):  # noqa: A002
-    """Elementwise min; NaN wins (op `elementwise_min`)."""
+    """Elementwise min; NaN wins (op `elementwise_min`).
+
+    Example:
+        >>> pyir.minimum(x, y)
+    """
     return into(_elementwise("min", x, y, name, "minimum"), out)
 
 
@@ -185,7 +213,11 @@ def fmax(x, y, name: str | None = None):
 
 
 def fmin(x, y, name: str | None = None):
-    """Elementwise min ignoring NaN (op `elementwise_fmin`)."""
+    """Elementwise min ignoring NaN (op `elementwise_fmin`).
+
+    Example:
+        >>> pyir.fmin(x, y)
+    """
     return _elementwise("fmin", x, y, name, "fmin")
 
 
@@ -388,7 +420,11 @@ def clip(x, min=None, max=None, name: str | None = None, *, out=None):  # noqa: 
 
 
 def clamp(x, min=None, max=None, name: str | None = None, *, out=None):  # noqa: A002
-    """Alias of `clip`."""
+    """Alias of `clip`.
+
+    Example:
+        >>> pyir.clamp(x, 0.0, 1.0)
+    """
     return clip(x, min, max, name, out=out)
 
 

@@ -71,7 +71,11 @@ def max(x, axis=None, keepdim: bool = False, name: str | None = None):  # noqa: 
 
 
 def min(x, axis=None, keepdim: bool = False, name: str | None = None):  # noqa: A001
-    """Minimum over `axis` (op `reduce_min`)."""
+    """Minimum over `axis` (op `reduce_min`).
+
+    Example:
+        >>> pyir.min(x, axis=0, keepdim=True)
+    """
     return _reduce("reduce_min", x, axis, keepdim, name, "min", "min")
 
 
@@ -87,7 +91,11 @@ def amax(x, axis=None, keepdim: bool = False, name: str | None = None, *,
 
 def amin(x, axis=None, keepdim: bool = False, name: str | None = None, *,
          out=None):  # noqa: A002
-    """Minimum over `axis`; tied minima share the gradient evenly (op `reduce_amin`)."""
+    """Minimum over `axis`; tied minima share the gradient evenly (op `reduce_amin`).
+
+    Example:
+        >>> pyir.amin(x, axis=[0, 1])
+    """
     return into(_reduce("reduce_amin", x, axis, keepdim, name, "amin", "amin"), out)
 
 
@@ -103,7 +111,11 @@ def all(x, axis=None, keepdim: bool = False, name: str | None = None, *,  # noqa
 
 def any(x, axis=None, keepdim: bool = False, name: str | None = None, *,  # noqa: A001
         out=None):  # noqa: A002
-    """Whether some element over `axis` is true (nonzero), op `reduce_any`."""
+    """Whether some element over `axis` is true (nonzero), op `reduce_any`.
+
+    Example:
+        >>> pyir.any(mask)
+    """
     return into(_reduce("reduce_any", x, axis, keepdim, name, "any", "any"), out)
 
 
@@ -219,7 +231,11 @@ def cummax(x, axis: int | None = None, dtype="int64", name: str | None = None):
 
 
 def cummin(x, axis: int | None = None, dtype="int64", name: str | None = None):
-    """Running minimum along `axis` and the index where each was reached (op `cummin`)."""
+    """Running minimum along `axis` and the index where each was reached (op `cummin`).
+
+    Example:
+        >>> values, indices = pyir.cummin(x, axis=0)
+    """
     return _running_extreme("cummin", x, axis, dtype, name)
 
 
