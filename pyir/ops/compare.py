@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import Attr, Example, VarSpec, register_op
+from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import broadcast_shape, rand, same_as
 
@@ -142,3 +142,82 @@ _is("isnan_v2", np.isnan, [[False, True, False], [False, False, True]], "Out = X
 _is("isinf_v2", np.isinf, [[False, False, True], [True, False, False]], "Out = X is +-inf")
 _is("isfinite_v2", np.isfinite, [[True, False, False], [False, True, False]],
     "Out = X is neither NaN nor infinite")
+
+
+# --- isclose / allclose: tolerances as strings (Paddle keeps float64 precision that way) ----
+_CLOSE_INPUTS = ["Input", "Other", Slot("Rtol", dispensable=True),
+                 Slot("Atol", dispensable=True)]
+_CLOSE_ATTRS = [Attr("rtol", T.STRING, "1e-05"), Attr("atol", T.STRING, "1e-08"),
+                Attr("equal_nan", T.BOOLEAN, False)]
+
+
+def _close(Input, Other, Rtol, Atol, rtol, atol, equal_nan):
+    rtol = float(rtol) if Rtol is None else float(np.asarray(Rtol).reshape(-1)[0])
+    atol = float(atol) if Atol is None else float(np.asarray(Atol).reshape(-1)[0])
+    with np.errstate(invalid="ignore"):
+        close = np.abs(Input - Other) <= atol + rtol * np.abs(Other)
+    close |= Input == Other  # equal infinities
+    if equal_nan:
+        close |= np.isnan(Input) & np.isnan(Other)
+    return close
+
+
+def _close_expect(reduce):
+    def expect(Input, Other, rtol="1e-05", atol="1e-08", equal_nan=False):
+        out = np.array([abs(a - b) <= float(atol) + float(rtol) * abs(b) or a == b or
+                        (equal_nan and a != a and b != b)
+                        for a, b in zip(Input.ravel().tolist(), Other.ravel().tolist())])
+        return {"Out": np.array(out.all()) if reduce else out.reshape(Input.shape)}
+
+    return expect
+
+
+def _close_kernel(reduce_all: bool):
+    def kernel(Input, Other, Rtol, Atol, rtol, atol, equal_nan):
+        close = _close(Input, Other, Rtol, Atol, rtol, atol, equal_nan)
+        return {"Out": np.asarray(close.all()) if reduce_all else close}
+
+    return kernel
+
+
+_CLOSE_CASE = {"Input": np.array([1.0, 2.0, np.nan, np.inf, 5.0]),
+               "Other": np.array([1.0 + 1e-9, 2.1, np.nan, np.inf, 5.0 + 1e-4])}
+
+for _name, _reduce_all in (("isclose", False), ("allclose", True)):
+    register_op(
+        _name, inputs=_CLOSE_INPUTS, outputs=["Out"], attrs=_CLOSE_ATTRS,
+        infer=(lambda ctx: {"Out": VarSpec((), _BOOL)}) if _reduce_all else
+        (lambda ctx: {"Out": VarSpec(ctx.input("Input").shape, _BOOL)}),
+        doc="Out = |Input - Other| <= atol + rtol |Other|" + (" everywhere (0-D)"
+                                                              if _reduce_all else ""),
+        examples=[Example(_CLOSE_CASE, {}, _close_expect(_reduce_all)),
+                  Example(_CLOSE_CASE, {"rtol": "0.1", "atol": "0.0", "equal_nan": True},
+                          _close_expect(_reduce_all)),
+                  Example({"Input": np.array([[1.0, 2.0]]), "Other": np.array([[1.0, 2.0]])},
+                          {}, _close_expect(_reduce_all))],
+    )(_close_kernel(_reduce_all))
+
+
+@register_op(
+    "equal_all", inputs=["X", "Y"], outputs=["Out"],
+    infer=lambda ctx: {"Out": VarSpec((), _BOOL)},
+    doc="Out = X and Y have the same shape and equal elements (0-D bool)",
+    examples=[Example({"X": np.array([1, 2, 3]), "Y": np.array([1, 2, 3])},
+                      expect={"Out": np.array(True)}),
+              Example({"X": np.array([1.0, 2.0]), "Y": np.array([1.0, 2.5])},
+                      expect={"Out": np.array(False)}),
+              Example({"X": np.array([1, 2]), "Y": np.array([[1, 2]])},
+                      expect={"Out": np.array(False)})],
+)
+def equal_all(X, Y):
+    return {"Out": np.asarray(X.shape == Y.shape and bool(np.all(X == Y)))}
+
+
+@register_op(
+    "is_empty", inputs=["X"], outputs=["Out"], infer=lambda ctx: {"Out": VarSpec((), _BOOL)},
+    doc="Out = X has no elements (0-D bool)",
+    examples=[Example({"X": np.zeros((0, 3), np.float32)}, expect={"Out": np.array(True)}),
+              Example({"X": np.zeros((2, 3), np.float32)}, expect={"Out": np.array(False)})],
+)
+def is_empty(X):
+    return {"Out": np.asarray(X.size == 0)}

@@ -49,30 +49,35 @@ def _examples(forward, positive=False):
     ]
 
 
-def _binary(name, forward, dx, dy, doc, positive=False, differentiable=True):
+def _binary(name, forward, dx, dy, doc, positive=False, differentiable=True,
+            grad_uses=("X", "Y"), grad_type=None):
     """Register `elementwise_<name>` and, when differentiable, `elementwise_<name>_grad`.
 
-    dx(x, y, dout) and dy(x, y, dout) are the un-reduced partial gradients. (Paddle's
-    div grad also passes Out; pyir accepts it and does not need it.)
+    dx(x, y, dout) and dy(x, y, dout) are the un-reduced partial gradients. `grad_uses` are
+    the forward slots the grad op reads, as Paddle's does (div's also reads Out: Paddle's
+    kernel needs it, pyir's does not); `grad_type` the grad op's name when Paddle's is not
+    `<op>_grad`.
     """
     op_type = f"elementwise_{name}"
+    grad_type = grad_type or f"{op_type}_grad"
     attrs = [Attr("axis", T.INT, -1)]
 
     @register_op(op_type, inputs=["X", "Y"], outputs=["Out"], attrs=attrs, infer=_infer_binary,
-                 grad=default_grad(f"{op_type}_grad", uses=["X", "Y"])
+                 grad=default_grad(grad_type, uses=list(grad_uses))
                  if differentiable else None,
                  doc=doc, examples=_examples(forward, positive))
     def kernel(X, Y, axis):
-        if axis != -1 and X.ndim != Y.ndim and axis != X.ndim - Y.ndim:
-            out = forward(*_aligned(X, Y, axis))
-        else:
-            out = forward(X, Y)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # IEEE, silently
+            if axis != -1 and X.ndim != Y.ndim and axis != X.ndim - Y.ndim:
+                out = forward(*_aligned(X, Y, axis))
+            else:
+                out = forward(X, Y)
         return {"Out": out if out.dtype is X.dtype else out.astype(X.dtype)}
 
     if not differentiable:
         return
 
-    @register_op(f"{op_type}_grad",
+    @register_op(grad_type,
                  inputs=["X", "Y", Slot("Out", dispensable=True), "Out@GRAD"],
                  outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
                  attrs=attrs, grad_of=op_type, doc=f"gradient of {op_type}")
@@ -89,7 +94,7 @@ _binary("add", np.add, lambda x, y, g: g, lambda x, y, g: g, "Out = X + Y")
 _binary("sub", np.subtract, lambda x, y, g: g, lambda x, y, g: -g, "Out = X - Y")
 _binary("mul", np.multiply, lambda x, y, g: g * y, lambda x, y, g: g * x, "Out = X * Y")
 _binary("div", np.divide, lambda x, y, g: g / y, lambda x, y, g: -g * x / (y * y),
-        "Out = X / Y", positive=True)
+        "Out = X / Y", positive=True, grad_uses=("X", "Y", "Out"))
 _binary("pow", np.power, lambda x, y, g: g * y * np.power(x, y - 1),
         lambda x, y, g: g * np.power(x, y) * np.log(x), "Out = X ** Y", positive=True)
 _binary("max", np.maximum, lambda x, y, g: g * (x >= y), lambda x, y, g: g * (x < y),
@@ -98,5 +103,6 @@ _binary("min", np.minimum, lambda x, y, g: g * (x <= y), lambda x, y, g: g * (x 
         "Out = minimum(X, Y)")
 _binary("floordiv", np.floor_divide, None, None, "Out = floor(X / Y)", positive=True,
         differentiable=False)
-_binary("mod", np.mod, None, None, "Out = X mod Y (sign of Y, as Python)", positive=True,
-        differentiable=False)
+# Paddle 3.3.1 names this grad op remainder_grad (and has no legacy CPU kernel for it).
+_binary("mod", np.mod, lambda x, y, g: g, lambda x, y, g: -g * np.floor(x / y),
+        "Out = X mod Y (sign of Y, as Python)", positive=True, grad_type="remainder_grad")

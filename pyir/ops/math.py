@@ -1,4 +1,5 @@
-"""Pointwise math beyond the activations: scale, sum (add_n), cast, clip, pow, fill_any_like.
+"""Pointwise math beyond the activations: scale, sum (add_n), cast, clip, pow, fill_any_like,
+gammaincc, renorm, reduce_as.
 
 `scale` and `sum` are also the backward pass's workhorses: Paddle differentiates `scale` with
 another `scale` and accumulates repeated gradients with `sum`.
@@ -6,12 +7,16 @@ another `scale` and accumulates repeated gradients with `sum`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import default_grad, grad_name, rand, rand_positive, same_as
+from . import _special
+from ._helpers import (broadcast_shape, default_grad, grad_name, rand, rand_positive, same_as,
+                       unbroadcast)
 
 # --- scale ------------------------------------------------------------------------------------
 _SCALE_ATTRS = [Attr("scale", T.FLOAT, 1.0), Attr("bias", T.FLOAT, 0.0),
@@ -44,7 +49,8 @@ def scale(X, ScaleTensor, BiasTensor, scale, bias, bias_after_scale):
         scale = np.asarray(ScaleTensor).reshape(-1)[0]
     if BiasTensor is not None:
         bias = np.asarray(BiasTensor).reshape(-1)[0]
-    out = X * scale + bias if bias_after_scale else (X + bias) * scale
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, silently
+        out = X * scale + bias if bias_after_scale else (X + bias) * scale
     return {"Out": np.asarray(out).astype(X.dtype, copy=False)}
 
 
@@ -137,11 +143,11 @@ def clip(X, Min, Max, min, max):
 @register_op(
     "clip_grad", inputs=[*_CLIP_INPUTS, "Out@GRAD"], outputs=["X@GRAD"], attrs=_CLIP_ATTRS,
     infer=same_as("X", out="X@GRAD"), grad_of="clip",
-    doc="dX = dOut where min < X < max, else 0",
+    doc="dX = dOut where min <= X <= max, else 0 (the bounds included, as Paddle 3.3.1)",
 )
 def clip_grad(X, Min, Max, Out_grad, min, max):
     lo, hi = _bounds(Min, Max, min, max)
-    return {"X@GRAD": (Out_grad * ((X > lo) & (X < hi))).astype(Out_grad.dtype, copy=False)}
+    return {"X@GRAD": (Out_grad * ((X >= lo) & (X <= hi))).astype(Out_grad.dtype, copy=False)}
 
 
 # --- pow --------------------------------------------------------------------------------------
@@ -164,7 +170,9 @@ def _factor(FactorTensor, factor):
     ],
 )
 def pow_(X, FactorTensor, factor):
-    return {"Out": np.power(X, _factor(FactorTensor, factor)).astype(X.dtype, copy=False)}
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # IEEE, silently
+        out = np.power(X, _factor(FactorTensor, factor))
+    return {"Out": out.astype(X.dtype, copy=False)}
 
 
 @register_op(
@@ -235,3 +243,129 @@ def fill_constant_batch_size_like(Input, shape, value, str_value, dtype, input_d
     value = float(str_value) if str_value else value
     out_shape = _batch_shape(shape, Input.shape, input_dim_idx, output_dim_idx)
     return {"Out": np.full(out_shape, value, dtype=dtypes.to_numpy(dtype))}
+
+
+# --- gammaincc: the regularized upper incomplete gamma function -------------------------------
+def _infer_pair(ctx):
+    x, y = ctx.input("x"), ctx.input("y")
+    return {"out": VarSpec(broadcast_shape(x.shape, y.shape), x.dtype)}
+
+
+def _gammaincc_reference(x, y):
+    """Q(a, t) = 1 - (integral_0^t s^(a-1) e^-s ds) / Gamma(a), by Simpson's rule after a
+    substitution that makes the integrand smooth: s = t u^2 for a >= 1, s = t u^(1/a) below
+    (where the integrand becomes t^a / a * exp(-t u^(1/a)))."""
+    u = np.linspace(0.0, 1.0, 20001)
+    h = u[1] - u[0]
+    out = np.empty(np.broadcast(x, y).shape)
+    for i, (a, t) in enumerate(zip(*[np.broadcast_to(v, out.shape).ravel() for v in (x, y)])):
+        if a >= 1:
+            f = 2 * t ** a * u ** (2 * a - 1) * np.exp(-t * u * u)
+        else:
+            f = t ** a / a * np.exp(-t * u ** (1 / a))
+        integral = h / 3 * (f[0] + f[-1] + 4 * f[1:-1:2].sum() + 2 * f[2:-1:2].sum())
+        out.ravel()[i] = 1 - integral / math.gamma(a)
+    return out
+
+
+@register_op(
+    "gammaincc", inputs=[Slot("x", no_grad=True), "y"], outputs=["out"], infer=_infer_pair,
+    grad=default_grad("gammaincc_grad", uses=["x", "y"], in_grads=["y"]),
+    doc="out = Q(x, y) = Gamma(x, y) / Gamma(x), the regularized upper incomplete gamma",
+    examples=[Example({"x": np.array([[0.5, 1.0, 3.0], [10.0, 2.5, 1.5]]),
+                       "y": np.array([[0.2, 1.0, 5.0], [4.0, 3.0, 0.0]])},
+                      expect=lambda x, y: {"out": _gammaincc_reference(x, y)}, grad=False),
+              Example({"x": rand_positive(2, 3, dtype="float64") + 1.0,
+                       "y": rand_positive(3, dtype="float64")},
+                      expect=lambda x, y: {"out": _gammaincc_reference(x, y)})],
+)
+def gammaincc(x, y):
+    return {"out": _special.gammaincc(x, y).astype(x.dtype)}
+
+
+@register_op("gammaincc_grad", inputs=["x", "y", "out@GRAD"], outputs=["y@GRAD"],
+             infer=lambda ctx: {"y@GRAD": ctx.input("y")}, grad_of="gammaincc",
+             doc="dy = -dout * exp(-y) y^(x-1) / Gamma(x); x gets no gradient (as in Paddle)")
+def gammaincc_grad(x, y, out_grad):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        density = np.exp(-y + (x - 1) * np.log(y) - _special.lgamma(x))
+    return {"y@GRAD": unbroadcast(-out_grad * density, y.shape).astype(y.dtype)}
+
+
+# --- renorm: cap the p-norm of each slice along axis ---------------------------------------
+_RENORM_ATTRS = [Attr("p", T.FLOAT, 2.0), Attr("axis", T.INT, -1),
+                 Attr("max_norm", T.FLOAT, 1.0)]
+
+
+def _slice_norms(X, p, axis):
+    others = tuple(d for d in range(X.ndim) if d != axis % X.ndim)
+    return (np.abs(X) ** p).sum(axis=others, keepdims=True) ** (1.0 / p), others
+
+
+def _renorm_expect(X, p, axis, max_norm):
+    out = np.array(X, np.float64)
+    for i in range(X.shape[axis]):
+        piece = np.take(out, i, axis=axis)
+        norm = (np.abs(piece) ** p).sum() ** (1 / p)
+        if norm > max_norm:
+            index = [slice(None)] * X.ndim
+            index[axis] = i
+            out[tuple(index)] = piece * max_norm / (norm + 1e-7)
+    return {"Out": out.astype(X.dtype)}
+
+
+@register_op(
+    "renorm", inputs=["X"], outputs=["Out"], attrs=_RENORM_ATTRS, infer=same_as("X"),
+    grad=default_grad("renorm_grad", uses=["X"]),
+    doc="Out = X with each slice along axis scaled to p-norm max_norm where it exceeds it",
+    examples=[Example({"X": np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)},
+                      {"p": 2.0, "axis": 0, "max_norm": 2.5}, _renorm_expect, grad=False),
+              Example({"X": rand(3, 4, dtype="float64")}, {"p": 1.0, "axis": 1,
+                                                           "max_norm": 1.0}, _renorm_expect),
+              Example({"X": rand(2, 3, 2, dtype="float64")}, {"p": 3.0, "axis": -1,
+                                                              "max_norm": 0.8},
+                      _renorm_expect)],
+)
+def renorm(X, p, axis, max_norm):
+    norms, _ = _slice_norms(X, p, axis)
+    factor = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    return {"Out": (X * factor).astype(X.dtype)}
+
+
+@register_op("renorm_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], attrs=_RENORM_ATTRS,
+             infer=same_as("X", out="X@GRAD"), grad_of="renorm",
+             doc="dX of X * s(norm(X)), s = max_norm / (norm + 1e-7) above max_norm, else 1")
+def renorm_grad(X, Out_grad, p, axis, max_norm):
+    norms, others = _slice_norms(X, p, axis)
+    over = norms > max_norm
+    scale = np.where(over, max_norm / (norms + 1e-7), 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dnorm = np.abs(X) ** (p - 1) * np.sign(X) / norms ** (p - 1)
+    dscale = np.where(over, -max_norm / (norms + 1e-7) ** 2, 0.0)
+    inner = (Out_grad * X).sum(axis=others, keepdims=True)
+    dx = Out_grad * scale + np.nan_to_num(inner * dscale * dnorm)
+    return {"X@GRAD": dx.astype(X.dtype)}
+
+
+# --- reduce_as: sum x down to target's shape -------------------------------------------------
+@register_op(
+    "reduce_as", inputs=["x", Slot("target", no_grad=True)], outputs=["out"],
+    infer=lambda ctx: {"out": VarSpec(ctx.input("target").shape, ctx.input("x").dtype)},
+    grad=default_grad("reduce_as_grad", uses=["x", "target"], in_grads=["x"]),
+    doc="out = x summed over the axes where it was broadcast from target's shape",
+    examples=[Example({"x": rand(2, 3, 4), "target": rand(3, 1)},
+                      expect=lambda x, target: {"out": x.sum(0).sum(1, keepdims=True)}),
+              Example({"x": rand(2, 3, dtype="float64"), "target": rand(2, 3,
+                                                                         dtype="float64")},
+                      expect=lambda x, target: {"out": x})],
+)
+def reduce_as(x, target):
+    return {"out": unbroadcast(x, target.shape).astype(x.dtype)}
+
+
+@register_op("reduce_as_grad", inputs=["x", "target", "out@GRAD"], outputs=["x@GRAD"],
+             infer=same_as("x", out="x@GRAD"), grad_of="reduce_as",
+             doc="dx = dout broadcast back to x's shape")
+def reduce_as_grad(x, target, out_grad):
+    return {"x@GRAD": np.broadcast_to(out_grad.reshape((1,) * (x.ndim - out_grad.ndim)
+                                                       + out_grad.shape), x.shape).copy()}

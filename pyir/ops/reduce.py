@@ -1,10 +1,12 @@
 """Reductions: the fluid `mean` op, reduce_sum / reduce_mean / reduce_max / reduce_min /
-reduce_prod, and logsumexp.
+reduce_prod / reduce_amax / reduce_amin / reduce_all / reduce_any, logsumexp, and the running
+cummax / cummin / logcumsumexp.
 
 The `reduce_*` ops share Paddle's attributes (`dim`, `keep_dim`, `reduce_all`, `in_dtype`,
 `out_dtype`) and their shape inference; `reduced_axes` / `reduced_shape` are the axis rules
 every reducing op uses. reduce_sum..min share one gradient kernel shape (dOut expanded back
-over the reduced axes); reduce_prod's gradient stays exact where X has zeros.
+over the reduced axes; tied extremes share it evenly); reduce_prod's gradient stays exact
+where X has zeros.
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ def _reduce(name, np_reduce, reference, grad_rule, uses_out: bool, doc: str):
                  examples=_examples(reference))
     def kernel(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         axes = reduced_axes(X.ndim, dim, reduce_all)
-        out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))
+        with np.errstate(invalid="ignore"):  # NaN in, NaN out, silently
+            out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))
         dtype = X.dtype if out_dtype == -1 else dtypes.to_numpy(out_dtype)
         return {"Out": out.astype(dtype, copy=False)}
 
@@ -118,15 +121,21 @@ def _mean(X, axis, keepdims):
     return total / (X.size if axis is None else _count(X.shape, axis))
 
 
+# Tied extremes share the gradient evenly (Paddle 3.3.1 max/min/amax/amin grad kernels).
+def _share_among_ties(x, out, g, axes):
+    mask = (x == out).astype(g.dtype)
+    return g * mask / mask.sum(axis=axes, keepdims=True)
+
+
 # ufunc reductions directly: np.sum/np.max/np.min add microseconds of dispatch per call
 _reduce("sum", np.add.reduce, np.sum, lambda x, out, g, axes: g, False,
         "Out = sum of X over dim")
 _reduce("mean", _mean, np.mean, lambda x, out, g, axes: g / _count(x.shape, axes), False,
         "Out = mean of X over dim")
-_reduce("max", np.maximum.reduce, np.max, lambda x, out, g, axes: g * (x == out), True,
-        "Out = max of X over dim (ties all receive the gradient)")
-_reduce("min", np.minimum.reduce, np.min, lambda x, out, g, axes: g * (x == out), True,
-        "Out = min of X over dim (ties all receive the gradient)")
+_reduce("max", np.maximum.reduce, np.max, _share_among_ties, True,
+        "Out = max of X over dim (tied maxima share the gradient evenly, as in Paddle 3.3.1)")
+_reduce("min", np.minimum.reduce, np.min, _share_among_ties, True,
+        "Out = min of X over dim (tied minima share the gradient evenly)")
 
 
 # --- mean: fluid's whole-tensor mean ------------------------------------------------------------
@@ -235,3 +244,177 @@ def logsumexp_grad(X, Out, Out_grad, axis, keepdim, reduce_all):
     axes = reduced_axes(X.ndim, axis, reduce_all)
     kept = tuple(1 if i in axes else d for i, d in enumerate(X.shape))
     return {"X@GRAD": (Out_grad.reshape(kept) * np.exp(X - Out.reshape(kept))).astype(X.dtype)}
+
+
+_reduce("amax", np.maximum.reduce, np.max, _share_among_ties, True,
+        "Out = max of X over dim (tied maxima share the gradient evenly)")
+_reduce("amin", np.minimum.reduce, np.min, _share_among_ties, True,
+        "Out = min of X over dim (tied minima share the gradient evenly)")
+
+
+# --- reduce_all / reduce_any: bool results, no gradient ---------------------------------------
+def _infer_bool_reduce(ctx):
+    spec = _infer_reduce(ctx)["Out"]
+    return {"Out": VarSpec(spec.shape, np.dtype(np.bool_))}
+
+
+def _logic_reduce(name, np_reduce, doc):
+    def expect(X, dim=(0,), keep_dim=False, reduce_all=False, **_):
+        axes = reduced_axes(X.ndim, dim, reduce_all)
+        return {"Out": np.asarray(np_reduce(X != 0, axis=axes, keepdims=keep_dim))}
+
+    grid = np.array([[[1, 0, 1], [1, 1, 1]], [[0, 0, 0], [1, 0, 2]]], np.int64)
+
+    @register_op(f"reduce_{name}", inputs=["X"], outputs=["Out"], attrs=_REDUCE_ATTRS,
+                 infer=_infer_bool_reduce, doc=doc,
+                 examples=[Example({"X": grid.astype(bool)}, {"dim": [1]}, expect),
+                           Example({"X": grid}, {"dim": [0, -1], "keep_dim": True}, expect),
+                           Example({"X": grid.astype(np.float32)},
+                                   {"dim": [], "reduce_all": True}, expect)])
+    def kernel(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
+        axes = reduced_axes(X.ndim, dim, reduce_all)
+        return {"Out": np.asarray(np_reduce(X.astype(bool), axis=axes, keepdims=keep_dim))}
+
+
+_logic_reduce("all", np.all, "Out = whether every element of X over dim is nonzero")
+_logic_reduce("any", np.any, "Out = whether some element of X over dim is nonzero")
+
+
+# --- cummax / cummin: running extremes with the index where each was reached ------------------
+def _cumulative_extreme(x, axis, better):
+    """(values, indices) of the running extreme along axis: a tie or NaN moves the index."""
+    moved = np.moveaxis(x, axis, 0)
+    values, indices = np.empty_like(moved), np.zeros(moved.shape, np.int64)
+    if moved.shape[0]:
+        values[0] = moved[0]
+        for i in range(1, moved.shape[0]):
+            cur, best = moved[i], values[i - 1]
+            take = better(cur, best) | (cur == best) | np.isnan(cur) if \
+                moved.dtype.kind == "f" else better(cur, best) | (cur == best)
+            if moved.dtype.kind == "f":
+                take &= ~np.isnan(best)
+            values[i] = np.where(take, cur, best)
+            indices[i] = np.where(take, i, indices[i - 1])
+    return np.moveaxis(values, 0, axis), np.moveaxis(indices, 0, axis)
+
+
+def _cum_expect(better):
+    def expect(x, axis, dtype):
+        m = np.moveaxis(x, axis, -1)
+        flat = m.reshape(-1, m.shape[-1])
+        vals, idx = np.empty_like(flat), np.zeros(flat.shape, np.int64)
+        for r, row in enumerate(flat):
+            for i in range(len(row)):  # the last position holding the best of row[:i+1]
+                best = max(range(i + 1), key=lambda j: (better(row[j]), j))
+                vals[r, i], idx[r, i] = row[best], best
+        shape = m.shape
+        return {"out": np.moveaxis(vals.reshape(shape), -1, axis),
+                "indices": np.moveaxis(idx.reshape(shape), -1, axis).astype(
+                    dtypes.to_numpy(dtype))}
+
+    return expect
+
+
+def _cumulative(name, better, key):
+    attrs = [Attr("axis", T.INT, -1), Attr("dtype", T.INT, 3)]
+
+    @register_op(
+        name, inputs=["x"], outputs=["out", "indices"], attrs=attrs,
+        infer=lambda ctx: {"out": ctx.input("x"), "indices": VarSpec(
+            ctx.input("x").shape, dtypes.to_numpy(ctx.attr("dtype")))},
+        grad=default_grad(f"{name}_grad", uses=["x", "indices"], out_grads=["out"]),
+        doc=f"out[i] = running {name[3:]} of x along axis, indices[i] = where it was reached "
+            f"(the last position on ties)",
+        examples=[Example({"x": rand(3, 5)}, {"axis": 1, "dtype": 3}, _cum_expect(key)),
+                  Example({"x": np.array([[1, 3, 3, 2], [4, 4, 0, 9]], np.int32)},
+                          {"axis": 0, "dtype": 2}, _cum_expect(key), grad=False)])
+    def kernel(x, axis, dtype):
+        values, indices = _cumulative_extreme(x, axis, better)
+        return {"out": values, "indices": indices.astype(dtypes.to_numpy(dtype))}
+
+    @register_op(f"{name}_grad", inputs=["x", "indices", "out@GRAD"], outputs=["x@GRAD"],
+                 attrs=attrs, infer=same_as("x", out="x@GRAD"), grad_of=name,
+                 doc="dx = dout scattered to the positions in indices (summed)")
+    def grad_kernel(x, indices, out_grad, axis, dtype):
+        dx = np.zeros_like(out_grad)
+        moved_dx, moved_i = np.moveaxis(dx, axis, -1), np.moveaxis(indices, axis, -1)
+        moved_g = np.moveaxis(out_grad, axis, -1)
+        lead = np.indices(moved_i.shape)[:-1]
+        np.add.at(moved_dx, (*lead, moved_i.astype(np.int64)), moved_g)
+        return {"x@GRAD": dx}
+
+
+_cumulative("cummax", np.greater, lambda v: v)
+_cumulative("cummin", np.less, lambda v: -v)
+
+
+# --- logcumsumexp ------------------------------------------------------------------------------
+_LCSE_ATTRS = [Attr("axis", T.INT, -1), Attr("flatten", T.BOOLEAN, False),
+               Attr("exclusive", T.BOOLEAN, False), Attr("reverse", T.BOOLEAN, False)]
+
+
+def _logcumsumexp(x, axis, flatten, exclusive, reverse):
+    if flatten:
+        x, axis = x.reshape(-1), 0
+    moved = np.moveaxis(x, axis, 0)
+    if reverse:
+        moved = np.flip(moved, 0)
+    out = np.logaddexp.accumulate(moved.astype(np.float64), axis=0)
+    if exclusive:
+        out = np.concatenate([np.full_like(out[:1], -np.inf), out[:-1]])
+    if reverse:
+        out = np.flip(out, 0)
+    return np.ascontiguousarray(np.moveaxis(out, 0, axis)).astype(x.dtype)
+
+
+def _lcse_expect(X, axis=-1, flatten=False, exclusive=False, reverse=False):
+    x = X.reshape(-1) if flatten else X
+    a = 0 if flatten else axis
+    m = np.moveaxis(x.astype(np.float64), a, -1)
+    n = m.shape[-1]
+    out = np.empty_like(m)
+    for i in range(n):
+        lo, hi = (i + int(exclusive), n) if reverse else (0, i + 1 - int(exclusive))
+        out[..., i] = np.log(np.exp(m[..., lo:hi]).sum(-1))
+    return {"Out": np.moveaxis(out, -1, a).astype(X.dtype)}
+
+
+@register_op(
+    "logcumsumexp", inputs=["X"], outputs=["Out"], attrs=_LCSE_ATTRS,
+    infer=lambda ctx: {"Out": VarSpec((-1 if -1 in ctx.input("X").shape else
+                                       math.prod(ctx.input("X").shape),)
+                                      if ctx.attr("flatten") else ctx.input("X").shape,
+                                      ctx.input("X").dtype)},
+    grad=default_grad("logcumsumexp_grad", uses=["X", "Out"]),
+    doc="Out[i] = log(sum(exp(X[j]))) over j <= i (running, stable)",
+    examples=[Example({"X": rand(3, 4)}, {"axis": 1}, _lcse_expect),
+              Example({"X": rand(2, 3, dtype="float64")}, {"axis": 0, "flatten": True},
+                      _lcse_expect),
+              Example({"X": rand(2, 4, dtype="float64")},
+                      {"axis": -1, "exclusive": True, "reverse": True},
+                      lambda X, **a: {"Out": np.stack([np.log(np.exp(X[:, i + 1:]).sum(1),
+                                                              where=i < 3, out=np.full(2, -np.inf))
+                                                       for i in range(4)], 1)}, grad=False)],
+)
+def logcumsumexp(X, axis, flatten, exclusive, reverse):
+    return {"Out": _logcumsumexp(X, axis, flatten, exclusive, reverse)}
+
+
+@register_op("logcumsumexp_grad", inputs=["X", "Out", "Out@GRAD"], outputs=["X@GRAD"],
+             attrs=_LCSE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="logcumsumexp",
+             doc="dX[j] = sum over i >= j of dOut[i] exp(X[j] - Out[i])")
+def logcumsumexp_grad(X, Out, Out_grad, axis, flatten, exclusive, reverse):
+    x = X.reshape(-1) if flatten else X
+    a = 0 if flatten else axis
+    xm = np.moveaxis(x.astype(np.float64), a, -1)
+    om = np.moveaxis(Out.astype(np.float64), a, -1)
+    gm = np.moveaxis(Out_grad.astype(np.float64), a, -1)
+    n = xm.shape[-1]
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    if reverse:
+        member = (j > i) if exclusive else (j >= i)
+    else:
+        member = (j < i) if exclusive else (j <= i)
+    weights = np.exp(xm[..., None, :] - om[..., :, None]) * member
+    dx = np.einsum("...i,...ij->...j", gm, np.nan_to_num(weights))
+    return {"X@GRAD": np.moveaxis(dx, -1, a).reshape(X.shape).astype(X.dtype)}
