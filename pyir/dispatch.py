@@ -18,7 +18,7 @@ functions share; each refuses bad input with a `BuildError` that names the op.
 
 from __future__ import annotations
 
-import functools
+import inspect
 import numbers
 from typing import Any
 
@@ -157,7 +157,23 @@ def shape_list(shape, op_type: str) -> list[int]:
     return ints(list(shape) if isinstance(shape, tuple) else shape, "shape", op_type)
 
 
-def inplace_of(fn, public_name: str):
+def _inplace_signature(fn, keep_out: bool) -> inspect.Signature | None:
+    """Paddle's in-place variants take their function's parameters, all positional, and most
+    without `out` (`cumprod_(x, dim, dtype, name)`); None for a function taking *args."""
+    params = list(inspect.signature(fn).parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None
+    positional, keyword = [], []
+    for p in params:
+        if (p.name == "out" and not keep_out) or p.kind is p.VAR_KEYWORD:
+            continue
+        if p.kind is p.KEYWORD_ONLY and p.default is not p.empty:
+            p = p.replace(kind=p.POSITIONAL_OR_KEYWORD)
+        (keyword if p.kind is p.KEYWORD_ONLY else positional).append(p)
+    return inspect.Signature(positional + keyword)
+
+
+def inplace_of(fn, public_name: str, keep_out: bool = False):
     """Paddle's in-place variant `x.fn_()` of an out-of-place function: the result is written
     back into x (static: an `assign` op into x; eager: x's value, refused for a tensor that
     needs a gradient, as Paddle refuses a leaf that does not stop gradient).
@@ -166,8 +182,14 @@ def inplace_of(fn, public_name: str):
         >>> tanh_ = inplace_of(tanh, "tanh_")
     """
 
-    def inplace(x, *args, **kwargs):
-        result = fn(x, *args, **kwargs)
+    signature = _inplace_signature(fn, keep_out)
+
+    def inplace(*args, **kwargs):
+        if signature is None:
+            x, result = args[0], fn(*args, **kwargs)
+        else:
+            bound = signature.bind(*args, **kwargs)
+            x, result = next(iter(bound.arguments.values())), fn(**bound.arguments)
         if isinstance(x, Variable):
             return emit("assign", {"X": result}, outputs={"Out": x})["Out"]
         if isinstance(x, Tensor):
@@ -180,7 +202,8 @@ def inplace_of(fn, public_name: str):
         raise BuildError(f"{public_name} needs a Variable or Tensor, got {type(x).__name__}",
                          Where(op_type=public_name))
 
-    functools.update_wrapper(inplace, fn)  # its signature is fn's (inspect follows __wrapped__)
+    if signature is not None:
+        inplace.__signature__ = signature
     inplace.__name__ = inplace.__qualname__ = public_name
     inplace.__doc__ = f"In-place `{fn.__name__}`: x = {fn.__name__}(x, ...), returns x."
     return inplace

@@ -25,11 +25,18 @@ UNSUPPORTED = {name: why for family in _FAMILIES for name, why in family.UNSUPPO
 
 
 def _method_names() -> list[str]:
-    """Functions whose first parameter is the tensor itself become methods."""
+    """Functions whose first parameter is the tensor itself (`x`, or `input` / `condition`
+    where Paddle names it so) become methods."""
     names = []
     for name in __all__:
-        code = getattr(globals()[name], "__code__", None)
-        if code is not None and code.co_argcount and code.co_varnames[0] == "x":
+        fn = globals()[name]
+        signature = getattr(fn, "__signature__", None)  # in-place variants carry one
+        if signature is not None:
+            first = next(iter(signature.parameters), None)
+        else:
+            code = getattr(fn, "__code__", None)
+            first = code.co_varnames[0] if code is not None and code.co_argcount else None
+        if first in ("x", "input", "condition"):  # Paddle's names for the tensor itself
             names.append(name)
     return names
 

@@ -251,6 +251,7 @@ def isin(x, test_x, assume_unique: bool = False, invert: bool = False,
     return apply_out("logical_not", {"X": found}, name=name) if invert else found
 
 
-for _name in _IN_PLACE:
-    globals()[f"{_name}_"] = inplace_of(globals()[_name], f"{_name}_")
+for _name in _IN_PLACE:  # Paddle's shift variants keep `out` in their signature
+    globals()[f"{_name}_"] = inplace_of(globals()[_name], f"{_name}_",
+                                        keep_out="shift" in _name)
 del _name, _op
