@@ -128,7 +128,7 @@ def _infer_diag(ctx):
 )
 def diag_v2(X, offset, padding_value):
     if X.ndim == 2:
-        return {"Out": np.ascontiguousarray(np.diagonal(X, offset))}
+        return {"Out": np.array(np.diagonal(X, offset))}
     out = np.diag(X, offset)
     out[~np.eye(*out.shape, k=offset, dtype=bool)] = padding_value
     return {"Out": out}
@@ -139,7 +139,7 @@ def diag_v2(X, offset, padding_value):
              doc="dX = the diagonal of dOut (1-D X) or dOut placed on the diagonal (2-D X)")
 def diag_v2_grad(X, Out_grad, offset, padding_value):
     if X.ndim == 1:
-        return {"X@GRAD": np.ascontiguousarray(np.diagonal(Out_grad, offset))}
+        return {"X@GRAD": np.array(np.diagonal(Out_grad, offset))}
     dx = np.zeros_like(X)
     rows = np.arange(Out_grad.shape[0]) + max(-offset, 0)
     dx[rows, rows + offset] = Out_grad
@@ -160,7 +160,7 @@ def _infer_meshgrid(ctx):
         "Out": [np.stack([X[0]] * 3, 1), np.stack([X[1]] * 2, 0)]})],
 )
 def meshgrid(X):
-    return {"Out": [np.ascontiguousarray(a) for a in np.meshgrid(*X, indexing="ij")]}
+    return {"Out": [np.array(a) for a in np.meshgrid(*X, indexing="ij")]}
 
 
 @register_op("meshgrid_grad", inputs=[Slot("X", duplicable=True),

@@ -37,7 +37,7 @@ def _infer_unbind(ctx):
                       lambda X, axis: {"Out": [X[:, 0], X[:, 1]]})],
 )
 def unbind(X, axis):
-    return {"Out": [np.ascontiguousarray(np.take(X, i, axis=axis))
+    return {"Out": [np.array(np.take(X, i, axis=axis))
                     for i in range(X.shape[axis])]}
 
 
@@ -71,7 +71,7 @@ def _infer_broadcast_tensors(ctx):
                                                 np.broadcast_to(X[1], (2, 4, 3))]})],
 )
 def broadcast_tensors(X):
-    return {"Out": [np.ascontiguousarray(v) for v in np.broadcast_arrays(*X)]}
+    return {"Out": [np.array(v) for v in np.broadcast_arrays(*X)]}
 
 
 @register_op("broadcast_tensors_grad", inputs=[Slot("X", duplicable=True),

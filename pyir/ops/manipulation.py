@@ -128,7 +128,7 @@ def reshape2_grad(Shape, ShapeTensor, XShape, Out_grad, shape):
     ],
 )
 def transpose2(X, axis):
-    return {"Out": np.ascontiguousarray(np.transpose(X, axis)), "XShape": _xshape_array(X)}
+    return {"Out": np.array(np.transpose(X, axis)), "XShape": _xshape_array(X)}
 
 
 @register_op(
@@ -137,7 +137,7 @@ def transpose2(X, axis):
     doc="dX = dOut transposed by the inverse permutation",
 )
 def transpose2_grad(XShape, Out_grad, axis):
-    return {"X@GRAD": np.ascontiguousarray(np.transpose(Out_grad, np.argsort(axis)))}
+    return {"X@GRAD": np.array(np.transpose(Out_grad, np.argsort(axis)))}
 
 
 # --- unsqueeze2 / squeeze2 --------------------------------------------------------------------
@@ -263,7 +263,7 @@ def _infer_concat_grad(ctx):
 def concat_grad(X, AxisTensor, Out_grad, axis):
     axis = _axis_value(AxisTensor, axis) % Out_grad.ndim
     cuts = np.cumsum([x.shape[axis] for x in X])[:-1]
-    return {"X@GRAD": [np.ascontiguousarray(g) for g in np.split(Out_grad, cuts, axis=axis)]}
+    return {"X@GRAD": [np.array(g) for g in np.split(Out_grad, cuts, axis=axis)]}
 
 
 def split_sizes(dim: int, num: int, sections) -> list[int]:
@@ -311,7 +311,7 @@ def split(X, AxisTensor, SectionsTensorList, axis, num, sections):
     if SectionsTensorList:
         sections = [int(np.asarray(t).reshape(-1)[0]) for t in SectionsTensorList]
     cuts = np.cumsum(split_sizes(X.shape[axis], num, sections))[:-1]
-    return {"Out": [np.ascontiguousarray(p) for p in np.split(X, cuts, axis=axis)]}
+    return {"Out": [np.array(p) for p in np.split(X, cuts, axis=axis)]}
 
 
 def _infer_stack(ctx):
@@ -345,7 +345,7 @@ def stack(X, axis):
 )
 def stack_grad(X, Y_grad, axis):
     axis = axis % Y_grad.ndim
-    return {"X@GRAD": [np.ascontiguousarray(np.take(Y_grad, i, axis=axis))
+    return {"X@GRAD": [np.array(np.take(Y_grad, i, axis=axis))
                        for i in range(Y_grad.shape[axis])]}
 
 
@@ -462,7 +462,7 @@ def slice_(Input, StartsTensor, EndsTensor, StartsTensorList, EndsTensorList, ax
     out = Input[_index(Input.shape, axes, starts, ends)]
     if decrease_axis:
         out = out.reshape(_slice_shape(Input.shape, axes, starts, ends, decrease_axis))
-    return {"Out": np.ascontiguousarray(out)}
+    return {"Out": np.array(out)}
 
 
 @register_op(

@@ -51,8 +51,8 @@ def _ss_index(ndim, axes, starts, ends, strides):
 
 
 def _decreased(shape, decrease_axis):
-    """shape without decrease_axis; [1] when nothing is left, as Paddle's kernel gives
-    (Paddle's own compile-time shape says [] there, but its result is [1])."""
+    """shape without decrease_axis; [1] when nothing is left, as Paddle's strided_slice
+    kernel gives (its compile-time shape says []; the slice op does give 0-D)."""
     drop = {a % len(shape) for a in decrease_axis}
     return tuple(d for i, d in enumerate(shape) if i not in drop) or (1,)
 
@@ -109,7 +109,7 @@ def strided_slice(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorL
     index = _ss_slices(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
                        StridesTensor, StridesTensorList, axes, starts, ends, strides)
     out = Input[index]
-    return {"Out": np.ascontiguousarray(out.reshape(_decreased(out.shape, decrease_axis)))}
+    return {"Out": np.array(out.reshape(_decreased(out.shape, decrease_axis)))}
 
 
 @register_op(
@@ -152,7 +152,7 @@ _UNSTACK_ATTRS = [Attr("axis", T.INT, 0), Attr("num", T.INT, 0)]
                       lambda X, axis, num: {"Y": [X[0], X[1]]})],
 )
 def unstack(X, axis, num):
-    return {"Y": [np.ascontiguousarray(np.take(X, i, axis=axis)) for i in range(X.shape[axis])]}
+    return {"Y": [np.array(np.take(X, i, axis=axis)) for i in range(X.shape[axis])]}
 
 
 @register_op("unstack_grad", inputs=[Slot("Y@GRAD", duplicable=True)], outputs=["X@GRAD"],
@@ -193,7 +193,7 @@ _EXPAND_SLOTS = [Slot("Shape", dispensable=True, no_grad=True),
 )
 def expand_v2(X, Shape, expand_shapes_tensor, shape):
     target = _runtime_ints(Shape, expand_shapes_tensor, shape)
-    return {"Out": np.ascontiguousarray(np.broadcast_to(X, _expanded_shape(X.shape, target)))}
+    return {"Out": np.array(np.broadcast_to(X, _expanded_shape(X.shape, target)))}
 
 
 @register_op("expand_v2_grad", inputs=["X", *_EXPAND_SLOTS, "Out@GRAD"], outputs=["X@GRAD"],
@@ -221,7 +221,7 @@ def _infer_expand_as(ctx):
 )
 def expand_as_v2(X, Y, target_shape):
     target = tuple(target_shape) if target_shape else Y.shape
-    return {"Out": np.ascontiguousarray(np.broadcast_to(X, target))}
+    return {"Out": np.array(np.broadcast_to(X, target))}
 
 
 @register_op("expand_as_v2_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"],
@@ -390,4 +390,4 @@ def roll_grad(X, ShiftsTensor, Out_grad, shifts, axis):
                       lambda X, axis: {"Out": X[::-1, :, ::-1]})],
 )
 def flip(X, axis):
-    return {"Out": np.ascontiguousarray(np.flip(X, tuple(axis)))}
+    return {"Out": np.array(np.flip(X, tuple(axis)))}
