@@ -118,7 +118,11 @@ def _infer_crop(ctx):
     shape = ctx.attr("shape")
     if ctx.inputs.get("Shape") or ctx.inputs.get("ShapeTensor") or not shape:
         return {"Out": VarSpec((-1,) * len(x.shape), x.dtype)}
-    return {"Out": VarSpec(tuple(d if s == -1 else s for s, d in zip(shape, x.shape)), x.dtype)}
+    offsets = ctx.attr("offsets") or [0] * len(x.shape)
+    known = not (ctx.inputs.get("Offsets") or ctx.inputs.get("OffsetsTensor"))
+    return {"Out": VarSpec(tuple(
+        s if s != -1 else (d - o if known and d >= 0 else -1)
+        for s, d, o in zip(shape, x.shape, offsets)), x.dtype)}
 
 
 @register_op(

@@ -130,7 +130,6 @@ def take(x, index, mode: str = "raise", name: str | None = None):
     Example:
         >>> y = pyir.take(x, pyir.to_tensor([0, -1]))
     """
-    from .. import tensor as _family  # the package: where/clip/compare live in other families
 
     if mode not in ("raise", "wrap", "clip"):
         raise BuildError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}",
@@ -146,7 +145,7 @@ def take(x, index, mode: str = "raise", name: str | None = None):
         flat_i = _where_op(flat_i < 0, flat_i % size, flat_i)
         flat_i = _where_op(flat_i >= size, flat_i % size, flat_i)
     elif size > 0:
-        flat_i = _family.clip(flat_i, 0, size - 1) if hasattr(_family, "clip") else flat_i
+        flat_i = out("clip", {"X": flat_i}, {"min": 0.0, "max": float(size - 1)})
     picked = out("index_select", {"X": flat_x, "Index": flat_i}, {"dim": 0})
     return reshape(picked, list(index.shape), name=name)
 

@@ -207,14 +207,21 @@ def _at_least(x, rank: int):
 
 # --- permutations ---------------------------------------------------------------------------
 def transpose(x, perm, name: str | None = None):
-    """x with dims permuted (op `transpose2`).
+    """x with dims permuted (op `transpose2`); `transpose(x, dim0, dim1)` swaps two dims, as
+    Paddle's alias form does.
 
     Example:
         >>> y = pyir.transpose(x, [1, 0])
     """
+    n = ndim(x)
+    if isinstance(perm, numbers.Integral) and isinstance(name, numbers.Integral):
+        a, b = int(perm) % max(n, 1), int(name) % max(n, 1)
+        perm, name = list(range(n)), None
+        perm[a], perm[b] = perm[b], perm[a]
     perm = ints(perm, "perm", "transpose2")
-    if sorted(p % max(ndim(x), 1) for p in perm) != list(range(ndim(x))):
-        raise BuildError(f"perm {perm} is not a permutation of the {ndim(x)} dims of x",
+    if sorted(p % max(n, 1) for p in perm) != list(range(n)) or any(
+            not -n <= p < max(n, 1) for p in perm):
+        raise BuildError(f"perm {perm} is not a permutation of the {n} dims of x",
                          Where(op_type="transpose2"))
     return out("transpose2", {"X": x}, {"axis": perm}, name=name, stem="transpose")
 
@@ -274,16 +281,8 @@ def moveaxis(x, source, destination, name: str | None = None):
     return out("transpose2", {"X": x}, {"axis": perm}, name=name, stem="moveaxis")
 
 
-def swapaxes(x, perm, name: str | None = None):
-    """transpose(x, perm) (Paddle's swapaxes takes a permutation).
-
-    Example:
-        >>> y = pyir.swapaxes(x, [1, 0, 2])
-    """
-    return transpose(x, perm, name=name)
-
-
-swapdims = swapaxes
+swapaxes = transpose
+swapdims = transpose
 
 
 # --- dtypes, copies and facts ----------------------------------------------------------------
