@@ -67,6 +67,9 @@ def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorL
                                             decrease_axes, none_axes)
     value = ValueTensor if ValueTensor is not None else \
         np.asarray(values, dtypes.to_numpy(dtype)).reshape(shape)
+    value = np.asarray(value)
+    while value.ndim > len(value_shape) and value.shape[0] == 1:
+        value = value.reshape(value.shape[1:])  # values=[v] with shape [1] for a 0-D region
     out = Input.copy()
     out[index] = np.broadcast_to(value, value_shape).reshape(region)
     return {"Out": out}

@@ -182,13 +182,13 @@ def _move(value, front: list, ndim: int):
 
 def _mask_gather(value, position: int, mask, span: int):
     """value[..., mask, ...] for a bool mask over dims position..position+span-1."""
+    ndim = len(value.shape)
+    moved = _move(value, list(range(position, position + span)), ndim)
     mask = _as_tensor(mask, value)
     dims = list(value.shape[position:position + span])
     if any(m >= 0 and d >= 0 and m != d for m, d in zip(mask.shape, dims)):
         raise PyirError(f"the bool mask of shape {list(mask.shape)} does not match the "
                         f"indexed dims {dims}")
-    ndim = len(value.shape)
-    moved = _move(value, list(range(position, position + span)), ndim)
     coords = _op("where_index", {"Condition": mask}, {})
     picked = _op("gather_nd", {"X": moved, "Index": coords}, {})
     if position == 0:
@@ -200,6 +200,9 @@ def _mask_gather(value, position: int, mask, span: int):
 
 def _int_gather(self, value, plan: list):
     """value[advanced integer indices] by gather_nd, as Paddle builds it."""
+    positions = [p for p, _, _ in plan]
+    ndim = len(value.shape)
+    moved = _move(value, positions, ndim)
     indices = [_as_tensor(item, value) for _, item, _ in plan]
     for index in indices:
         if index.dtype.kind not in "iu":
@@ -213,9 +216,7 @@ def _int_gather(self, value, plan: list):
     else:
         shared = apply_op("broadcast_tensors", {"X": indices}, {}, anonymous=True)["Out"]
         coords = _op("stack", {"X": shared}, {"axis": -1}, slot="Y")
-    positions = [p for p, _, _ in plan]
-    ndim = len(value.shape)
-    picked = _op("gather_nd", {"X": _move(value, positions, ndim), "Index": coords}, {})
+    picked = _op("gather_nd", {"X": moved, "Index": coords}, {})
     adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
     first = positions[0]
     if not adjacent or first == 0:
