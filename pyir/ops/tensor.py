@@ -71,7 +71,8 @@ def fill_constant(ValueTensor, ShapeTensor, ShapeTensorList, shape, value, str_v
     if ValueTensor is not None:
         value = np.asarray(ValueTensor).reshape(-1)[0]
     elif str_value:
-        value = float(str_value)
+        text = str_value.lower()
+        value = 1.0 if text == "true" else 0.0 if text == "false" else float(str_value)
     return {"Out": np.full(shape, value, dtype=dtypes.to_numpy(dtype))}
 
 
