@@ -87,9 +87,24 @@ def reshape_target(x_shape: tuple, shape) -> tuple:
 _RESHAPE_AUX = [_aux("Shape"), _aux("ShapeTensor", duplicable=True)]
 
 
+def _infer_reshape(ctx):
+    """reshape_target on the attribute; with a Shape tensor every dim is unknown, with a
+    ShapeTensor list the tensor-given dims are (-1 in the attribute, as Paddle infers)."""
+    x = ctx.input("X")
+    xshape = VarSpec(_xshape(x.shape), x.dtype)
+    if ctx.inputs.get("Shape"):
+        count = ctx.input("Shape").shape[0]
+        return {"Out": VarSpec((-1,) * max(count, 1), x.dtype), "XShape": xshape}
+    if ctx.inputs.get("ShapeTensor"):
+        shape = tuple(x.shape[i] if d == 0 else d for i, d in enumerate(ctx.attr("shape")))
+        return {"Out": VarSpec(shape, x.dtype), "XShape": xshape}
+    return {"Out": VarSpec(reshape_target(tuple(x.shape), ctx.attr("shape")), x.dtype),
+            "XShape": xshape}
+
+
 @register_op(
     "reshape2", inputs=["X", *_RESHAPE_AUX], outputs=["Out", "XShape"],
-    attrs=[Attr("shape", T.INTS, [])], infer=_infer_xshape_op(reshape_target, "shape"),
+    attrs=[Attr("shape", T.INTS, [])], infer=_infer_reshape,
     grad=_xshape_grad("reshape2_grad"),
     doc="Out = X reshaped to `shape` (0 copies a dim, -1 is inferred)",
     examples=[
