@@ -2,7 +2,8 @@
 reduce_as, shard_index, diagonal, fill_diagonal_tensor, diag_embed, index_put.
 
 Importing this module also registers the sibling modules of this family
-(`set_value_ops`: set_value / repeat_interleave; `random_ops`: Paddle's random ops).
+(`set_value_ops`: set_value / repeat_interleave; `random_ops`: Paddle's random ops;
+`gather_slice`: gather / slice; `unique_ops`: unique / unique_consecutive).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from . import random_ops, set_value_ops  # noqa: F401  (registers their ops)
+from . import gather_slice, random_ops, set_value_ops, unique_ops  # noqa: F401  (their ops)
 from ._helpers import broadcast_shape, default_grad, int_list, rand, same_as, unbroadcast
 
 

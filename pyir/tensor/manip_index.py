@@ -24,7 +24,7 @@ __all__ = [
 
 # Functions whose in-place variant (`<name>_`) Paddle has; manipulation.py makes them.
 INPLACE = ["scatter_", "scatter_add_", "index_add_", "index_fill_", "index_put_",
-           "masked_fill_", "masked_scatter_", "put_along_axis_"]
+           "masked_fill_", "masked_scatter_", "put_along_axis_"]  # put_along_axis_: a method
 
 
 def _where(fn: str) -> Where:

@@ -1,7 +1,8 @@
 """Shapes and layout: `pyir.reshape`, `pyir.concat`, `pyir.gather`, `pyir.scatter`, ...
 (Paddle's `paddle.tensor.manipulation`), gathered from the modules of this family:
 `manip_shape` (reshape, transpose, cast, assign), `manip_layout` (expand, tile, flip, facts),
-`manip_join` (concat, split, slice) and `manip_index` (gathers, scatters, masks); the in-place
+`manip_join` (concat, split, slice), `manip_index` (gathers, scatters, masks) and `manip_more`
+(unique, block_diag, tensordot, fills); the in-place
 variants (`reshape_`, `scatter_`, ...) are made here.
 
 Each function is one `dispatch.out` call (or a few), static and eager alike, emitting the
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 from ..dispatch import inplace_of
 from ..framework import Variable
-from . import manip_index, manip_join, manip_layout, manip_shape
+from ..unsupported import COMPLEX
+from . import manip_index, manip_join, manip_layout, manip_more, manip_shape
 from .manip_index import *  # noqa: F401,F403
 from .manip_join import *  # noqa: F401,F403
 from .manip_layout import *  # noqa: F401,F403
+from .manip_more import *  # noqa: F401,F403
 from .manip_shape import *  # noqa: F401,F403
 from .manip_shape import cast, flatten, reshape, squeeze, t, transpose, unsqueeze
 
@@ -23,7 +26,10 @@ STRIDED_VIEW = ("a view of memory with arbitrary strides has no meaning for pyir
                 "(Paddle itself has it in dynamic mode only); use reshape, slice or gather")
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
-UNSUPPORTED: dict[str, str] = {"as_strided": STRIDED_VIEW}
+UNSUPPORTED: dict[str, str] = {
+    "as_strided": STRIDED_VIEW, "as_complex": COMPLEX, "as_real": COMPLEX,
+    "view_as_complex": COMPLEX, "view_as_real": COMPLEX,
+}
 
 
 # --- in-place variants ------------------------------------------------------------------------
@@ -56,9 +62,10 @@ cast_ = _reshaping_inplace(cast, "cast_")
 # assign), as Paddle's in-place ops do.
 for _name in manip_index.INPLACE:
     globals()[_name] = inplace_of(getattr(manip_index, _name[:-1]), _name)
+fill_diagonal_tensor_ = inplace_of(manip_more.fill_diagonal_tensor, "fill_diagonal_tensor_")
 
 __all__ = [
     *manip_shape.__all__, *manip_layout.__all__, *manip_join.__all__, *manip_index.__all__,
-    "reshape_", "flatten_", "squeeze_", "unsqueeze_", "transpose_", "t_", "cast_",
+    *manip_more.__all__, "fill_diagonal_tensor_", "reshape_", "flatten_", "squeeze_", "unsqueeze_", "transpose_", "t_", "cast_",
     *manip_index.INPLACE,
 ]
