@@ -127,3 +127,40 @@ def test_refusals(call, message):
     pyir.disable_static()
     with pytest.raises(PyirError, match=message):
         call(pyir.to_tensor(A))
+
+
+def test_methods_paddle_tensors_have():
+    pyir.disable_static()
+    x = pyir.to_tensor(A)
+    np.testing.assert_array_equal(x.repeat([2, 1]).numpy(), np.tile(A, (2, 1)))
+    np.testing.assert_array_equal(x.repeat(pyir.to_tensor(np.array([1, 2]))).numpy(),
+                                  np.tile(A, (1, 2)))
+    assert [p.shape for p in x.split_with_sizes([1, 2], dim=1)] == [[2, 1], [2, 2]]
+    np.testing.assert_array_equal(x.t().numpy(), A.T)
+    np.testing.assert_array_equal(x.permute([1, 0]).numpy(), A.T)
+    np.testing.assert_array_equal(x.ravel().numpy(), A.ravel())
+    np.testing.assert_array_equal(x.narrow(1, 1, 2).numpy(), A[:, 1:3])
+    np.testing.assert_array_equal(x.unbind(1)[2].numpy(), A[:, 2])
+    assert x.rank().numpy() == 2 and x.atleast_3d().shape == [2, 3, 1]
+    idx = pyir.to_tensor(np.array([[0], [2]]))
+    np.testing.assert_array_equal(x.take_along_axis(idx, 1).numpy(), A[[0, 1], [0, 2]][:, None])
+    y = pyir.to_tensor(A.copy())
+    assert y.put_along_axis_(idx, 0.0, 1) is y and y.numpy()[1, 2] == 0
+    pyir.enable_static()
+    var = pyir.static.data("a", [2, 3], "float64")
+    assert var.repeat([1, 2]).shape == (2, 6) and var.t().shape == (3, 2)
+
+
+@pytest.mark.parametrize("dtype, args, low, high", [
+    ("float32", (3, 7), 3, 6), ("float32", (5,), 0, 4), ("int32", (), 0, 2**31 - 2),
+    ("float64", (), 0, 2**53 - 1)])
+def test_random_fill_method(dtype, args, low, high):
+    pyir.disable_static()
+    x = pyir.zeros([2000], dtype)
+    pyir.seed(1)
+    assert x.random_(*args) is x
+    v = x.numpy()
+    assert v.dtype == np.dtype(dtype) and v.min() >= low and v.max() <= high
+    assert len(np.unique(v)) > 1 and (v == np.round(v)).all()
+    with pytest.raises(PyirError, match="from_ < to"):
+        x.random_(5, 5)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..dispatch import apply_op, dtype_of, ints, ndim, out, tensor_list
 from ..errors import BuildError, Where
-from .manip_join import concat
+from .manip_join import concat, split
 from .manip_shape import TENSORS, reshape, transpose
 
 __all__ = ["unique", "unique_consecutive", "block_diag", "tensordot", "fill_diagonal_tensor",
@@ -220,3 +220,28 @@ def _write(x, result, public: str):
                          _where(public))
     x._value = np.asarray(result.numpy())
     return x
+
+
+# --- methods Paddle's Tensor has without a top-level function --------------------------------
+def repeat(input, repeats):  # noqa: A002
+    """input tiled `repeats` times along each dim (op tile; torch's Tensor.repeat).
+
+    Example:
+        >>> y = x.repeat([2, 1])
+    """
+    return out("tile", {"X": input},
+               {"repeat_times": ints(repeats, "repeats", "tile")}) if not isinstance(
+        repeats, TENSORS) else out("tile", {"X": input, "RepeatTimes": repeats},
+                                   {"repeat_times": []})
+
+
+def split_with_sizes(self, split_sizes, dim: int = 0) -> list:
+    """split(self, split_sizes, dim).
+
+    Example:
+        >>> a, b = x.split_with_sizes([1, 2], dim=1)
+    """
+    return split(self, list(split_sizes), dim)
+
+
+METHODS = {"repeat": repeat, "split_with_sizes": split_with_sizes}

@@ -22,7 +22,19 @@ from ..dispatch import apply_op, constant
 from ..eager import Tensor
 from ..errors import PyirError
 from ..framework import Variable
+from . import manip_more
+from . import random as _random
 from .indexing import getitem, setitem
+
+# Paddle's Tensor methods whose function does not take the tensor as `x` (so the automatic
+# rule of pyir/tensor/__init__.py misses them), and methods with no top-level function.
+EXTRA_METHODS = [
+    "put_along_axis", "put_along_axis_", "take_along_axis", "unbind", "narrow", "ravel",
+    "rank", "slice", "scatter_add", "scatter_add_", "scatter_reduce", "scatter_nd",
+    "shard_index", "diag_embed", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+    "broadcast_tensors", "t", "t_", "permute",
+]
+METHOD_ONLY = {**manip_more.METHODS, **_random.METHODS}
 
 _TENSOR_TYPES = (Variable, Tensor)
 
@@ -207,5 +219,10 @@ def install(functions: dict, method_names) -> None:
         for name in method_names:
             if name in functions and not name.startswith("_"):
                 setattr(cls, name, functions[name])
+        for name in EXTRA_METHODS:
+            if name in functions:
+                setattr(cls, name, functions[name])
+        for name, method in METHOD_ONLY.items():
+            setattr(cls, name, method)
         cls.astype = functions["cast"]
 

@@ -356,3 +356,29 @@ geometric_ = _fill(_geometric_like, "geometric_",
                    "Fill x with Geometric(probs) samples (trials to the first success).")
 log_normal_ = _fill(_log_normal_like, "log_normal_",
                     "Fill x with exp(N(mean, std^2)) samples.")
+
+
+def random_(x, from_: int = 0, to: int | None = None, *, generator=None):
+    """Fill x in place with integers uniform in [from_, to) (ops shape, randint, cast, assign);
+    random_(x, n) draws from [0, n), random_(x) from [0, 2**mantissa) for floats (the int
+    type's maximum for integers).
+
+    Example:
+        >>> x.random_(0, 10)
+    """
+    if to is None:
+        if from_ == 0:
+            dt = np.dtype(dtype_of(x))
+            to = 2 ** {np.dtype(np.float16): 11, np.dtype(np.float32): 24,
+                       np.dtype(np.float64): 53}.get(dt, 8) if dt.kind == "f" else \
+                int(np.iinfo(dt).max) if dt.kind in "iu" else 2
+        else:
+            from_, to = 0, from_
+    if from_ >= to:
+        raise BuildError(f"random_ expects from_ < to, got from_={from_}, to={to}",
+                         _where("randint"))
+    return _fill(lambda t: randint_like(t, int(from_), int(to)), "random_",
+                 "Fill x with random integers.")(x)
+
+
+METHODS = {"random_": random_}
