@@ -66,6 +66,19 @@ def test_tensor_arguments_become_paddles_tensor_inputs(build, slot, reference):
     np.testing.assert_array_equal(out.numpy(), reference(X))
 
 
+def test_slice_with_tensor_bounds_writes_paddles_infer_flags():
+    whole = lambda x: pyir.slice(x, [2], pyir.assign(np.array([1], "int32")), [3])  # noqa
+    outs, _, _ = static_run(whole, {"x": X})
+    op = _ops()[-1]
+    assert op.attrs["infer_flags"] == [-1] and op.attrs.get("starts", []) == []
+    assert op.attrs["ends"] == [3] and outs[0].shape == (2, 3, -1)
+    mixed = lambda x: pyir.slice(x, [1, 2], [pyir.full([1], 1, "int64"), 0], [3, 2])  # noqa
+    outs, _, _ = static_run(mixed, {"x": X})
+    op = _ops()[-1]
+    assert op.attrs["infer_flags"] == [-1, 1] and op.attrs["starts"] == [-1, 0]
+    assert outs[0].shape == (2, -1, 2)
+
+
 def test_static_in_place_variants():
     _, values, ops = static_run(lambda x: pyir.reshape_(x, [6, 4]), {"x": X})
     assert ops == ["reshape2"]  # Paddle's static reshape_ is reshape: a Variable keeps its shape

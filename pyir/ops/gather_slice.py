@@ -95,10 +95,17 @@ def _runtime_bounds(StartsTensor, EndsTensor, StartsTensorList, EndsTensorList, 
 
 
 def _infer_slice(ctx):
+    """Known bounds clamp; an axis whose bound comes from a tensor (infer_flags -1, or a
+    whole Starts/EndsTensor) has an unknown size."""
     x = ctx.input("Input")
     axes = [a % len(x.shape) for a in ctx.attr("axes")]
-    shape = _slice_shape(x.shape, axes, ctx.attr("starts"), ctx.attr("ends"),
-                         ctx.attr("decrease_axis"))
+    whole = ctx.inputs.get("StartsTensor") or ctx.inputs.get("EndsTensor")
+    flags = ctx.attr("infer_flags") or [1] * len(axes)
+    unknown = {a for a, f in zip(axes, flags) if f == -1 or whole}
+    starts = ctx.attr("starts") or [0] * len(axes)
+    ends = ctx.attr("ends") or [0] * len(axes)
+    masked = tuple(-1 if i in unknown else d for i, d in enumerate(x.shape))
+    shape = _slice_shape(masked, axes, starts, ends, ctx.attr("decrease_axis"))
     return {"Out": VarSpec(shape, x.dtype)}
 
 

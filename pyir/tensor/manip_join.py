@@ -241,17 +241,23 @@ def slice(input, axes, starts, ends):  # noqa: A001,A002 - Paddle's names
     for attr, given in ((s_attr, starts), (e_attr, ends)):
         if not isinstance(given, _TENSORS) and len(attr) != len(axes):
             raise BuildError(f"axes, starts and ends need the same length, got {len(axes)}, "
-                             f"{len(ints(s_attr, 's', 'slice'))}, {len(e_attr)}",
-                             Where(op_type="slice"))
+                             f"{len(s_attr)}, {len(e_attr)}", Where(op_type="slice"))
     n = ndim(input)
     if any(not -n <= a < n for a in axes):
         raise BuildError(f"slice: axes {axes} out of range for a {n}-D input",
                          Where(op_type="slice"))
-    flags = [-1 if isinstance(starts, _TENSORS) or isinstance(ends, _TENSORS) else 1] * len(axes)
-    return out("slice", {"Input": input, **s_inputs, **e_inputs},
-               {"axes": axes, "starts": s_attr or [-1] * len(axes),
-                "ends": e_attr or [-1] * len(axes), "infer_flags": flags,
-                "decrease_axis": []})
+    flags = [1] * len(axes)
+    for given in (starts, ends):
+        if isinstance(given, _TENSORS):
+            flags = [-1] * len(axes)
+        else:
+            flags = [-1 if isinstance(v, _TENSORS) else f for v, f in zip(given, flags)]
+    attrs = {"axes": axes, "infer_flags": flags, "decrease_axis": []}
+    if s_attr:
+        attrs["starts"] = s_attr
+    if e_attr:
+        attrs["ends"] = e_attr
+    return out("slice", {"Input": input, **s_inputs, **e_inputs}, attrs)
 
 
 def strided_slice(x, axes, starts, ends, strides, name: str | None = None):
