@@ -237,3 +237,26 @@ def test_static_refusals_name_the_op():
     with pytest.raises(PyirError, match="put_along_axis: Reduce='mean' is not supported"):
         Executor().run(pyir.static.default_main_program(),
                        feed={"x": X, "i": np.zeros((2, 1, 4), np.int64)}, fetch_list=[out])
+
+
+@pytest.mark.parametrize("value, dtype_code, shape, values", [
+    # Paddle 3.3.1 writes these assign_value attributes for the same calls.
+    (np.ones((2, 3), "float32"), 5, [2, 3], [1.0] * 6),
+    ([[1, 2], [3, 4]], 3, [2, 2], [1, 2, 3, 4]),
+    (3.5, 6, [1], [3.5]),
+    (np.array([True, False]), 0, [2], [True, False]),
+])
+def test_assign_of_python_and_numpy_values(value, dtype_code, shape, values):
+    _, got, ops = static_run(lambda: pyir.assign(value), {})
+    op = _ops()[0]
+    assert ops == ["assign_value"]
+    assert (op.attrs["dtype"], op.attrs["shape"], op.attrs["values"]) == \
+        (dtype_code, shape, values)
+    np.testing.assert_array_equal(got[0], np.asarray(value).reshape(shape))
+    pyir.disable_static()
+    np.testing.assert_array_equal(pyir.assign(value).numpy(), np.asarray(value).reshape(shape))
+    target = pyir.zeros(shape)
+    assert pyir.assign(pyir.to_tensor(np.ones(shape)), target) is target
+    assert target.numpy().sum() == np.prod(shape)
+    with pytest.raises(PyirError, match="cannot make a tensor of str"):
+        pyir.assign("text")
