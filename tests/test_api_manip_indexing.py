@@ -215,6 +215,19 @@ def test_eager_write_keeps_the_tape():
     np.testing.assert_allclose(v.grad.numpy(), 2 * want_y[1, 1:3] * 3)
 
 
+def test_eager_write_after_an_op_that_differentiates_through_its_output():
+    pyir.disable_static()
+    x = pyir.to_tensor(X[0, 0], stop_gradient=False)
+    y = pyir.nn.functional.softmax(x)  # softmax's gradient reads its whole output
+    y[0] = 0.0
+    w = np.arange(1.0, 6.0)
+    (y * pyir.to_tensor(w)).sum().backward()
+    s = np.exp(X[0, 0]) / np.exp(X[0, 0]).sum()
+    dy = w.copy()
+    dy[0] = 0
+    np.testing.assert_allclose(x.grad.numpy(), s * (dy - (s * dy).sum()), rtol=1e-10)
+
+
 def test_write_refusals():
     pyir.disable_static()
     leaf = pyir.to_tensor(X, stop_gradient=False)

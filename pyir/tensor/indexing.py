@@ -267,6 +267,10 @@ def _tape_input(self):
         return self
     stand_in = Tensor(self._value, stop_gradient=self.stop_gradient, name=self.name)
     stand_in._node, stand_in._slot = self._node, self._slot
+    if self._node is not None:  # the producing op's backward must see the old value
+        for name, tensor in self._node.outputs.items():
+            if tensor is self:
+                self._node.outputs[name] = stand_in
     return stand_in
 
 
