@@ -375,3 +375,31 @@ def index_put_grad(x, indices, value, out_grad, accumulate):
         dx[index] = 0
     return {"x@GRAD": dx,
             "value@GRAD": unbroadcast(out_grad[index], value.shape).astype(value.dtype)}
+
+
+# --- masked_fill --------------------------------------------------------------------------------
+def _masked_shape(ctx):
+    x, mask, value = ctx.input("x"), ctx.input("mask"), ctx.input("value")
+    return {"out": VarSpec(broadcast_shape(broadcast_shape(x.shape, mask.shape), value.shape),
+                           x.dtype)}
+
+
+@register_op(
+    "masked_fill", inputs=["x", Slot("mask", no_grad=True), "value"], outputs=["out"],
+    infer=_masked_shape, grad=default_grad("masked_fill_grad", out_grads=["out"]),
+    doc="out = value where mask else x (broadcast together)",
+    examples=[Example({"x": rand(2, 3), "mask": np.array([True, False, True]),
+                       "value": np.array(0.5, np.float32)},
+                      expect=lambda x, mask, value: {"out": np.where(mask, value, x)})],
+)
+def masked_fill(x, mask, value):
+    return {"out": np.where(mask, value, x).astype(x.dtype)}
+
+
+@register_op("masked_fill_grad", inputs=["x", "mask", "value", "out@GRAD"],
+             outputs=[Slot("x@GRAD", dispensable=True), Slot("value@GRAD", dispensable=True)],
+             grad_of="masked_fill", doc="dx = dout where not mask; dvalue = dout where mask")
+def masked_fill_grad(x, mask, value, out_grad):
+    return {"x@GRAD": unbroadcast(np.where(mask, 0, out_grad), x.shape).astype(x.dtype),
+            "value@GRAD": unbroadcast(np.where(mask, out_grad, 0), value.shape)
+            .astype(value.dtype)}

@@ -320,7 +320,8 @@ def index_fill(x, index, axis: int, value, name: str | None = None):
 
 
 def masked_fill(x, mask, value, name: str | None = None):
-    """x with `value` where the bool `mask` (broadcast) is True (op `where`).
+    """x with `value` where the bool `mask` (broadcast) is True (ops fill_constant for a
+    number, cast and masked_fill, as Paddle emits).
 
     Example:
         >>> y = pyir.masked_fill(x, x < 0, 0.0)
@@ -329,8 +330,8 @@ def masked_fill(x, mask, value, name: str | None = None):
         raise BuildError(f"masked_fill: mask must be bool, got {dtype_of(mask)}",
                          _where("masked_fill"))
     value = _value_like(value, x)
-    mask, value, x = out("broadcast_tensors", {"X": [mask, value, x]})
-    return out("where", {"Condition": mask, "X": value, "Y": x}, name=name)
+    mask = cast(mask, "bool")
+    return out("masked_fill", {"x": x, "mask": mask, "value": value}, name=name, slot="out")
 
 
 def masked_scatter(x, mask, value, name: str | None = None):
