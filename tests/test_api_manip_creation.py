@@ -146,7 +146,7 @@ def test_range_from_tensors_and_in_place_triangles():
     np.testing.assert_array_equal(pyir.as_tensor([1, 2]).numpy(), [1, 2])
     assert not pyir.as_tensor([1.0], requires_grad=True).stop_gradient
     a = np.arange(3.0)
-    t = pyir.tensor(a)
+    t = pyir.tensor.creation.tensor(a)
     a[0] = 9
     assert t.numpy()[0] == 0 and pyir.asarray(a, dtype="float32").dtype == np.float32
     np.testing.assert_array_equal(pyir.from_numpy(a).numpy(), a)

@@ -15,14 +15,16 @@ from ..eager import Tensor, to_tensor
 from ..errors import BuildError, Where
 from ..framework import unique_name
 from ..unsupported import COMPLEX
-from .manip_shape import TENSORS, flatten, tensor_ints, unsqueeze
+from .manip_shape import TENSORS, flatten, signed_like, tensor_ints, unsqueeze
 from .manip_join import concat
 from .manip_layout import expand, flip
 
 __all__ = ["full", "ones", "zeros", "full_like", "ones_like", "zeros_like", "empty",
            "empty_like", "arange", "range", "linspace", "logspace", "eye", "diag", "diagflat",
            "diag_embed", "meshgrid", "tril", "triu", "tril_", "triu_", "tril_indices",
-           "triu_indices", "vander", "as_tensor", "asarray", "tensor", "from_numpy"]
+           "triu_indices", "vander", "as_tensor", "asarray", "from_numpy"]
+# `tensor` is defined below but not exported: `pyir.tensor` must stay this package (Paddle
+# makes paddle.tensor a callable module; pyir/tensor/__init__.py would have to do the same).
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
 UNSUPPORTED: dict[str, str] = {"complex": COMPLEX, "polar": COMPLEX}
@@ -314,8 +316,8 @@ def triu(x, diagonal: int = 0, name: str | None = None):
     return _triangle(x, diagonal, False, name)
 
 
-tril_ = inplace_of(tril, "tril_")
-triu_ = inplace_of(triu, "triu_")
+tril_ = signed_like(inplace_of(tril, "tril_"), tril)
+triu_ = signed_like(inplace_of(triu, "triu_"), triu)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, dtype="int64"):

@@ -1,6 +1,7 @@
 """More of Paddle's manipulation functions: `pyir.unique`, `pyir.unique_consecutive`,
-`pyir.block_diag`, `pyir.tensordot` and the fills `x.fill_diagonal_tensor(y)`, `x.fill_()`,
-`x.zero_()`, `x.fill_diagonal_()` (exported through `pyir/tensor/manipulation.py`)."""
+`pyir.block_diag`, `pyir.tensordot` (exported through `pyir/tensor/manipulation.py`) and the
+Tensor/Variable methods `x.fill_diagonal_tensor(y)`, `x.fill_diagonal_tensor_(y)`,
+`x.fill_diagonal_(v)` (METHODS, installed by operators.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,12 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..dispatch import apply_op, dtype_of, ints, ndim, out, tensor_list
+from ..dispatch import apply_op, dtype_of, inplace_of, ints, ndim, out, tensor_list
 from ..errors import BuildError, Where
-from .manip_join import concat, split
-from .manip_shape import TENSORS, reshape, transpose
+from .manip_join import concat
+from .manip_shape import reshape, signed_like, transpose
 
-__all__ = ["unique", "unique_consecutive", "block_diag", "tensordot", "fill_diagonal_tensor",
-           "fill_", "zero_", "fill_diagonal_"]
+__all__ = ["unique", "unique_consecutive", "block_diag", "tensordot"]
 
 
 def _where(fn: str) -> Where:
@@ -155,33 +155,9 @@ def fill_diagonal_tensor(x, y, offset: int = 0, dim1: int = 0, dim2: int = 1,
                {"offset": int(offset), "dim1": int(dim1), "dim2": int(dim2)}, name=name)
 
 
-def fill_(x, value):
-    """x filled with value, in place (op fill_any_like written into x).
-
-    Example:
-        >>> x.fill_(0.5)
-    """
-    return _write(x, out("fill_any_like", {"X": x}, {"value": float(value),
-                                                     "dtype": dtypes.to_code(dtype_of(x))}),
-                  "fill_")
-
-
-def zero_(x):
-    """x filled with zeros, in place.
-
-    Example:
-        >>> x.zero_()
-    """
-    return fill_(x, 0.0)
-
-
-def fill_diagonal_(x, value, offset: int = 0, wrap: bool = False, name: str | None = None):
-    """x with value on its main diagonal (all dims equal, or a tall matrix with wrap), in
-    place.
-
-    Example:
-        >>> m.fill_diagonal_(1.0)
-    """
+def _with_diagonal(x, value, offset: int = 0, wrap: bool = False, name: str | None = None):
+    """x with value on its main diagonal (all dims equal, or a tall matrix with wrap): ops
+    assign_value (the diagonal's mask), fill_constant, expand_v2 and where."""
     shape = list(x.shape)
     if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) != 1):
         raise BuildError("fill_diagonal_: x must be a matrix or have all dims equal",
@@ -207,41 +183,11 @@ def fill_diagonal_(x, value, offset: int = 0, wrap: bool = False, name: str | No
                                           "dtype": dtypes.to_code(dt),
                                           "str_value": str(float(value))}, like=x)["Out"]
     fill = out("expand_v2", {"X": fill}, {"shape": shape})
-    return _write(x, out("where", {"Condition": constant, "X": fill, "Y": x}), "fill_diagonal_")
+    return out("where", {"Condition": constant, "X": fill, "Y": x}, name=name)
 
 
-def _write(x, result, public: str):
-    """Write result into x: static op assign into x, eager the value (refused on the tape)."""
-    if isinstance(x, TENSORS[0]):
-        return apply_op("assign", {"X": result}, outputs={"Out": x})["Out"]
-    if not x.stop_gradient:
-        raise BuildError(f"{public}: an in-place update of a tensor that needs a gradient "
-                         f"({x.name}) is not supported; use the out-of-place function",
-                         _where(public))
-    x._value = np.asarray(result.numpy())
-    return x
-
-
-# --- methods Paddle's Tensor has without a top-level function --------------------------------
-def repeat(input, repeats):  # noqa: A002
-    """input tiled `repeats` times along each dim (op tile; torch's Tensor.repeat).
-
-    Example:
-        >>> y = x.repeat([2, 1])
-    """
-    return out("tile", {"X": input},
-               {"repeat_times": ints(repeats, "repeats", "tile")}) if not isinstance(
-        repeats, TENSORS) else out("tile", {"X": input, "RepeatTimes": repeats},
-                                   {"repeat_times": []})
-
-
-def split_with_sizes(self, split_sizes, dim: int = 0) -> list:
-    """split(self, split_sizes, dim).
-
-    Example:
-        >>> a, b = x.split_with_sizes([1, 2], dim=1)
-    """
-    return split(self, list(split_sizes), dim)
-
-
-METHODS = {"repeat": repeat, "split_with_sizes": split_with_sizes}
+fill_diagonal_ = signed_like(inplace_of(_with_diagonal, "fill_diagonal_"), _with_diagonal)
+fill_diagonal_tensor_ = signed_like(inplace_of(fill_diagonal_tensor, "fill_diagonal_tensor_"),
+                                    fill_diagonal_tensor)
+METHODS = {"fill_diagonal_tensor": fill_diagonal_tensor,
+           "fill_diagonal_tensor_": fill_diagonal_tensor_, "fill_diagonal_": fill_diagonal_}

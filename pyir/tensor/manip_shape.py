@@ -4,6 +4,7 @@ through `pyir/tensor/manipulation.py`). The other manipulation modules build on 
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
@@ -26,6 +27,17 @@ _TENSORS = TENSORS
 
 def _where(fn: str) -> Where:
     return Where(op_type=fn)
+
+
+def signed_like(inplace, fn):
+    """An in-place variant that reports fn's parameters (inspect.signature), as Paddle's
+    `x.reshape_(shape)` takes reshape's; returns inplace.
+
+    Example:
+        >>> reshape_ = signed_like(inplace_of(reshape, "reshape_"), reshape)
+    """
+    inplace.__signature__ = inspect.signature(fn)
+    return inplace
 
 
 # --- int lists that may hold tensors (Paddle's ShapeTensor / AxesTensor inputs) -------------

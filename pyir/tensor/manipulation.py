@@ -2,7 +2,7 @@
 (Paddle's `paddle.tensor.manipulation`), gathered from the modules of this family:
 `manip_shape` (reshape, transpose, cast, assign), `manip_layout` (expand, tile, flip, facts),
 `manip_join` (concat, split, slice), `manip_index` (gathers, scatters, masks) and `manip_more`
-(unique, block_diag, tensordot, fills); the in-place
+(unique, block_diag, tensordot); the in-place
 variants (`reshape_`, `scatter_`, ...) are made here.
 
 Each function is one `dispatch.out` call (or a few), static and eager alike, emitting the
@@ -20,7 +20,8 @@ from .manip_join import *  # noqa: F401,F403
 from .manip_layout import *  # noqa: F401,F403
 from .manip_more import *  # noqa: F401,F403
 from .manip_shape import *  # noqa: F401,F403
-from .manip_shape import cast, flatten, reshape, squeeze, t, transpose, unsqueeze
+from .manip_shape import (cast, flatten, reshape, signed_like, squeeze, t, transpose,
+                          unsqueeze)
 
 STRIDED_VIEW = ("a view of memory with arbitrary strides has no meaning for pyir's numpy values "
                 "(Paddle itself has it in dynamic mode only); use reshape, slice or gather")
@@ -44,6 +45,7 @@ def _reshaping_inplace(fn, public_name: str):
             return fn(x, *args, **kwargs)
         return eager_inplace(x, *args, **kwargs)
 
+    signed_like(inplace, fn)
     inplace.__name__ = inplace.__qualname__ = public_name
     inplace.__doc__ = (f"In-place `{fn.__name__}` (static mode: the out-of-place op, as "
                        f"Paddle emits).\n\n    Example:\n        >>> x.{public_name}(...)\n")
@@ -61,11 +63,12 @@ cast_ = _reshaping_inplace(cast, "cast_")
 # In-place variants that keep x's shape: static mode writes the result back into x (op
 # assign), as Paddle's in-place ops do.
 for _name in manip_index.INPLACE:
-    globals()[_name] = inplace_of(getattr(manip_index, _name[:-1]), _name)
-fill_diagonal_tensor_ = inplace_of(manip_more.fill_diagonal_tensor, "fill_diagonal_tensor_")
+    _fn = getattr(manip_index, _name[:-1])
+    globals()[_name] = signed_like(inplace_of(_fn, _name), _fn)
+
 
 __all__ = [
     *manip_shape.__all__, *manip_layout.__all__, *manip_join.__all__, *manip_index.__all__,
-    *manip_more.__all__, "fill_diagonal_tensor_", "reshape_", "flatten_", "squeeze_", "unsqueeze_", "transpose_", "t_", "cast_",
+    *manip_more.__all__, "reshape_", "flatten_", "squeeze_", "unsqueeze_", "transpose_", "t_", "cast_",
     *manip_index.INPLACE,
 ]

@@ -27,7 +27,8 @@ from . import random as _random
 from .indexing import getitem, setitem
 
 # Paddle's Tensor methods whose function does not take the tensor as `x` (so the automatic
-# rule of pyir/tensor/__init__.py misses them), and methods with no top-level function.
+# rule of pyir/tensor/__init__.py misses them), and methods with no top-level function
+# (repeat, split_with_sizes, fill_ and zero_ are in methods.py).
 EXTRA_METHODS = [
     "put_along_axis", "put_along_axis_", "take_along_axis", "unbind", "narrow", "ravel",
     "rank", "slice", "scatter_add", "scatter_add_", "scatter_reduce", "scatter_nd",

@@ -18,7 +18,7 @@ from .. import dtypes
 from .. import random as _stream
 from ..dispatch import constant, dtype_of, inplace_of, out
 from ..errors import BuildError, Where
-from .manip_shape import TENSORS, cast, tensor_ints
+from .manip_shape import TENSORS, cast, signed_like, tensor_ints
 
 __all__ = ["rand", "randn", "uniform", "standard_normal", "normal", "log_normal", "randint",
            "randint_like", "randperm", "bernoulli", "multinomial", "poisson", "binomial",
@@ -341,7 +341,7 @@ def _log_normal_like(x, mean=1.0, std=2.0, name=None):
 
 
 def _fill(fn, public: str, doc: str):
-    inplace = inplace_of(fn, public)
+    inplace = signed_like(inplace_of(fn, public), fn)
     inplace.__doc__ = f"{doc}\n\n    Example:\n        >>> x.{public}()\n"
     return inplace
 
