@@ -40,15 +40,13 @@ def randint(ShapeTensor, ShapeTensorList, low, high, shape, seed, dtype):
 
 
 @register_op(
-    "randperm", outputs=["Out"], attrs=[Attr("n", T.INT, 0), Attr("dtype", T.INT, INT64),
-                                        Attr("seed", T.INT, 0, extra=True)],
+    "randperm", outputs=["Out"], attrs=[Attr("n", T.INT, 0), Attr("dtype", T.INT, INT64)],
     infer=lambda ctx: {"Out": VarSpec((ctx.attr("n"),), dtypes.to_numpy(ctx.attr("dtype")))},
-    doc="Out = a random permutation of 0 .. n-1",
-    examples=[Example({}, {"n": 6, "seed": 2},
-                      lambda **a: {"Out": np.random.default_rng(2).permutation(6)})],
+    doc="Out = a random permutation of 0 .. n-1 (Paddle's op has no seed attribute)",
+    examples=[Example({}, {"n": 1}, {"Out": np.array([0], np.int64)})],
 )
-def randperm(n, dtype, seed):
-    return {"Out": rng_for(seed).permutation(n).astype(dtypes.to_numpy(dtype))}
+def randperm(n, dtype):
+    return {"Out": rng_for(0).permutation(n).astype(dtypes.to_numpy(dtype))}
 
 
 def _probabilities(X, op_type):
