@@ -260,3 +260,28 @@ def test_assign_of_python_and_numpy_values(value, dtype_code, shape, values):
     assert target.numpy().sum() == np.prod(shape)
     with pytest.raises(PyirError, match="cannot make a tensor of str"):
         pyir.assign("text")
+
+
+def test_programs_with_the_new_ops_survive_the_wire_format():
+    from pyir.serialize import parse_program, serialize_program
+
+    def build(x):
+        y = x * 1.0
+        y[0, 1:3] = 2.5
+        parts = pyir.unbind(pyir.crop(y, [2, 2, 3], [0, 1, 1]), 0)
+        z = pyir.masked_fill(parts[0], parts[0] > 5.0, -1.0)
+        d = pyir.diagonal(pyir.diag_embed(z), 0, -2, -1)
+        u = pyir.unique(pyir.cast(d, "int64"))
+        k = pyir.index_put(d, (pyir.assign(np.array([0])),), pyir.full([], 9.0, "float64"))
+        return [d, u, k, pyir.numel(x), x[[1, 0], :, -1]]
+
+    outs, values, _ = static_run(build, {"x": X})
+    program = parse_program(serialize_program(pyir.static.default_main_program()))
+    again = Executor().run(program, feed={"x": X}, fetch_list=[v.name for v in outs])
+    for a, b in zip(values, again):
+        np.testing.assert_array_equal(a, b)
+    want = X.copy()
+    want[0, 1:3] = 2.5
+    block = want[0, 1:3, 1:4]
+    np.testing.assert_array_equal(values[0], np.where(block > 5, -1.0, block))
+    np.testing.assert_array_equal(values[4], X[[1, 0], :, -1])
