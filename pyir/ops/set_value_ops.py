@@ -20,7 +20,19 @@ _SV_TENSORS = [Slot("ValueTensor", dispensable=True),
 _SV_ATTRS = [Attr("dtype", T.INT, 5), Attr("axes", T.LONGS, []), Attr("starts", T.LONGS, []),
              Attr("ends", T.LONGS, []), Attr("steps", T.LONGS, []),
              Attr("decrease_axes", T.LONGS, []), Attr("none_axes", T.LONGS, []),
-             Attr("values", T.SCALARS, []), Attr("shape", T.LONGS, [])]
+             Attr("values", T.SCALARS, []), Attr("shape", T.LONGS, []),
+             # Paddle 2.x's typed value lists: a file without an op version map (as pyir
+             # writes) is read with them, so the writer gives them beside `values`.
+             Attr("bool_values", T.INTS, []), Attr("fp32_values", T.FLOATS, []),
+             Attr("int32_values", T.INTS, []), Attr("int64_values", T.LONGS, []),
+             Attr("fp64_values", T.FLOAT64S, [])]
+TYPED_VALUES = {"bool": "bool_values", "float32": "fp32_values", "int32": "int32_values",
+                "int64": "int64_values", "float64": "fp64_values"}
+
+
+def _given_values(values, bool_values, fp32_values, int32_values, int64_values, fp64_values):
+    return next((v for v in (values, fp32_values, fp64_values, int64_values, int32_values,
+                             bool_values) if v), [])
 
 
 def _sv_region(Input, StartsTensorList, EndsTensorList, StepsTensorList, axes, starts, ends,
@@ -61,7 +73,10 @@ def _sv_region(Input, StartsTensorList, EndsTensorList, StepsTensorList, axes, s
                           [Input[:1], ValueTensor])})],
 )
 def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList, dtype,
-              axes, starts, ends, steps, decrease_axes, none_axes, values, shape):
+              axes, starts, ends, steps, decrease_axes, none_axes, values, shape, bool_values,
+              fp32_values, int32_values, int64_values, fp64_values):
+    values = _given_values(values, bool_values, fp32_values, int32_values, int64_values,
+                           fp64_values)
     index, region, value_shape = _sv_region(Input, StartsTensorList, EndsTensorList,
                                             StepsTensorList, axes, starts, ends, steps,
                                             decrease_axes, none_axes)
@@ -81,7 +96,8 @@ def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorL
     attrs=_SV_ATTRS, grad_of="set_value",
     doc="dInput = dOut with the written region zeroed; dValue = dOut's region, unbroadcast")
 def set_value_grad(Out_grad, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList,
-                   dtype, axes, starts, ends, steps, decrease_axes, none_axes, values, shape):
+                   dtype, axes, starts, ends, steps, decrease_axes, none_axes, values, shape,
+                   bool_values, fp32_values, int32_values, int64_values, fp64_values):
     index, _, value_shape = _sv_region(Out_grad, StartsTensorList, EndsTensorList,
                                        StepsTensorList, axes, starts, ends, steps,
                                        decrease_axes, none_axes)

@@ -24,6 +24,7 @@ from ..dispatch import apply_op
 from ..eager import Tensor
 from ..errors import PyirError
 from ..framework import Variable
+from ..ops.set_value_ops import TYPED_VALUES
 
 TENSORS = (Variable, Tensor)
 MAX_INT = 2**31 - 1  # Paddle's "to the end" for slice bounds
@@ -316,6 +317,10 @@ def _set_value(self, items: list, value):
         kind = bool if array.dtype == np.bool_ else int if array.dtype.kind in "iu" else float
         attrs.update(values=[kind(v) for v in array.ravel()],
                      shape=list(array.shape) or [1])
+        typed = TYPED_VALUES.get(array.dtype.name)
+        if typed is not None:  # Paddle 2.x's spelling, read when a file has no version map
+            attrs[typed] = [int(v) for v in attrs["values"]] if kind is bool else \
+                attrs["values"]
     else:
         attrs.update(values=[], shape=[])
     return _write(self, "set_value", {"Input": self, "ValueTensor": tensor}, attrs)
