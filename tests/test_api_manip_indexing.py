@@ -181,7 +181,7 @@ def test_static_write_of_a_variable_value_and_int_tensor():
 
 
 @pytest.mark.parametrize("index, op_type", [
-    (MASK, "where"), (([0, 2], [1, 3]), "index_put"), ((IDX,), "index_put")])
+    (MASK, "masked_fill"), (([0, 2], [1, 3]), "index_put"), ((IDX,), "index_put")])
 def test_advanced_writes(index, op_type):
     def build(x):
         y = x * 1.0

@@ -337,12 +337,12 @@ def _constant_like(self, value):
 
 
 def _set_mask(self, mask, value):
-    """x[mask] = value for a bool mask over x's leading dims: op where."""
+    """x[mask] = value for a bool mask over x's leading dims: op masked_fill (value
+    broadcast over the selected places)."""
     mask = _as_tensor(mask, self)
     fill = _constant_like(self, value)
-    mask_b, fill_b, x_b = apply_op("broadcast_tensors", {"X": [_align(mask, self), fill, self]},
-                                   {}, anonymous=True)["Out"]
-    return _write(self, "where", {"Condition": mask_b, "X": fill_b, "Y": x_b}, {})
+    return _write(self, "masked_fill", {"x": self, "mask": _align(mask, self), "value": fill},
+                  {}, slot="out")
 
 
 def _align(mask, x):

@@ -344,12 +344,26 @@ def masked_scatter(x, mask, value, name: str | None = None):
     if dtype_of(mask) != np.bool_:
         raise BuildError(f"masked_scatter: mask must be bool, got {dtype_of(mask)}",
                          _where("masked_scatter"))
-    mask, x = out("broadcast_tensors", {"X": [mask, x]})
+    shape = _broadcast_dims(mask.shape, x.shape)  # broadcast_tensors needs one dtype
+    mask = mask if list(mask.shape) == shape else _expand(mask, shape)
+    x = x if list(x.shape) == shape else _expand(x, shape)
     order = out("cumsum", {"X": flatten(cast(mask, "int64"))},
                 {"axis": 0, "flatten": False, "exclusive": True, "reverse": False})
     picked = out("gather", {"X": flatten(value), "Index": order}, {"axis": 0})
     return out("where", {"Condition": mask, "X": reshape(picked, list(x.shape)), "Y": x},
                name=name)
+
+
+def _broadcast_dims(a, b) -> list:
+    """numpy's broadcast of two static shapes (-1 stays unknown)."""
+    n = max(len(a), len(b))
+    a, b = [1] * (n - len(a)) + list(a), [1] * (n - len(b)) + list(b)
+    dims = []
+    for p, q in zip(a, b):
+        if p != q and 1 not in (p, q) and -1 not in (p, q):
+            raise BuildError(f"shapes {a} and {b} do not broadcast", _where("masked_scatter"))
+        dims.append(q if p == 1 else p if q == 1 else max(p, q))
+    return dims
 
 
 def _set_value(x, value, axes, starts, ends, steps, decrease=(), name=None, fn="set_value"):
