@@ -37,6 +37,9 @@ def signed_like(inplace, fn):
         >>> reshape_ = signed_like(inplace_of(reshape, "reshape_"), reshape)
     """
     inplace.__signature__ = inspect.signature(fn)
+    if "Example" not in (inplace.__doc__ or ""):
+        inplace.__doc__ = (f"{inplace.__doc__ or ''}\n\n    Example:\n"
+                           f"        >>> x.{inplace.__name__}(...)\n")
     return inplace
 
 
