@@ -241,4 +241,6 @@ def test_write_refusals():
     pyir.enable_static()
     var = pyir.static.data("x", [3, 4, 5], "float64")
     with pytest.raises(PyirError, match="same mode"):
-        var[0] = pyir.to_tensor(X[0])
+        (var * 1.0)[0] = pyir.to_tensor(X[0])
+    with pytest.raises(PyirError, match="a fed input variable, would be lost"):
+        var[0] = 1.0

@@ -245,6 +245,10 @@ def setitem(self, index, value):
             isinstance(value, Variable) and isinstance(self, Tensor):
         raise PyirError("x[index] = value needs x and value of the same mode (both static "
                         "Variables or both eager Tensors)")
+    if isinstance(self, Variable) and self.need_check_feed:
+        raise PyirError(f"x[index] = value on {self.name}, a fed input variable, would be "
+                        f"lost: the executor feeds it and skips ops that write it; write into "
+                        f"a copy (y = pyir.assign(x); y[index] = value)")
     items = _items(index, len(self.shape))
     advanced = [i for i in items if _advanced(i)]
     source = _tape_input(self)
