@@ -182,7 +182,7 @@ def shard_index(X, index_num, nshards, shard_id, ignore_value):
     return {"Out": np.where(inside, X % shard_size, ignore_value).astype(X.dtype)}
 
 
-# --- reduce_as --------------------------------------------------------------------------------------
+# --- reduce_as ------------------------------------------------------------------------------------
 @register_op(
     "reduce_as", inputs=["x", Slot("target", no_grad=True)], outputs=["out"],
     infer=lambda ctx: {"out": VarSpec(ctx.input("target").shape, ctx.input("x").dtype)},
@@ -321,7 +321,7 @@ def diag_embed_grad(Input, Out_grad, offset, dim1, dim2):
     return {"Input@GRAD": np.diagonal(Out_grad, offset, d1, d2).copy()}
 
 
-# --- index_put --------------------------------------------------------------------------------------
+# --- index_put ------------------------------------------------------------------------------------
 def _put_expect(x, cells, values):
     out = x.copy()
     for (r, c), v in zip(cells, values):

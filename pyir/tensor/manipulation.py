@@ -69,6 +69,7 @@ for _name in manip_index.INPLACE:
 
 __all__ = [
     *manip_shape.__all__, *manip_layout.__all__, *manip_join.__all__, *manip_index.__all__,
-    *manip_more.__all__, "reshape_", "flatten_", "squeeze_", "unsqueeze_", "transpose_", "t_", "cast_",
+    *manip_more.__all__, "reshape_", "flatten_", "squeeze_", "unsqueeze_", "transpose_", "t_",
+    "cast_",
     *manip_index.INPLACE,
 ]
