@@ -199,6 +199,46 @@ def test_advanced_writes(index, op_type):
     np.testing.assert_array_equal(t.numpy(), want)
 
 
+MIXED = [((0, [1, 2]), 7.0), ((slice(None), [3, 0], 1), np.ones((3, 2)) * [[1], [2], [3]]),
+         ((slice(None), np.array([True, False, True, True])), -1.0),
+         (([2, 0], slice(1, 3)), np.arange(2.0 * 2 * 5).reshape(2, 2, 5))]
+
+
+@pytest.mark.parametrize("index, value", MIXED, ids=["int_list", "slice_list_int",
+                                                     "slice_mask", "list_slice"])
+def test_writes_mixing_tensors_with_ints_and_slices(index, value):
+    want = X.copy()
+    want[index] = value
+
+    def build(x):
+        y = x * 1.0
+        y[index] = value
+        return y
+
+    _, values, ops = static_run(build, {"x": X})
+    assert ops[-2:] == ["index_put", "reshape2"]
+    assert pyir.static.default_main_program().global_block().ops[-1].output("Out") == \
+        pyir.static.default_main_program().global_block().ops[0].output("Out")
+    np.testing.assert_array_equal(values[0], want)
+    pyir.disable_static()
+    t = pyir.to_tensor(X.copy())
+    t[index] = value
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_mixed_write_differentiates():
+    pyir.disable_static()
+    x = pyir.to_tensor(X, stop_gradient=False)
+    v = pyir.to_tensor(np.array([1.0, 2.0]), stop_gradient=False)
+    y = x * 2.0
+    y[0, [1, 2], 3] = v * 3.0
+    (y * y).sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), 18 * np.array([1.0, 2.0]))
+    dx = 8 * X
+    dx[0, [1, 2], 3] = 0
+    np.testing.assert_allclose(x.grad.numpy(), dx)
+
+
 def test_eager_write_keeps_the_tape():
     pyir.disable_static()
     x = pyir.to_tensor(X, stop_gradient=False)
@@ -234,8 +274,6 @@ def test_write_refusals():
     with pytest.raises(PyirError, match="leaf tensor that needs a gradient"):
         leaf[0] = 1.0
     t = pyir.to_tensor(X.copy())
-    with pytest.raises(PyirError, match="mixed with ints or slices"):
-        t[0, [1, 2]] = 0.0
     with pytest.raises(PyirError, match="out of range"):
         t[5] = 0.0
     pyir.enable_static()
@@ -244,3 +282,6 @@ def test_write_refusals():
         (var * 1.0)[0] = pyir.to_tensor(X[0])
     with pytest.raises(PyirError, match="a fed input variable, would be lost"):
         var[0] = 1.0
+    batch = pyir.static.data("b", [None, 4], "float64") * 1.0
+    with pytest.raises(PyirError, match="needs x's shape to be known"):
+        batch[0, [1, 2]] = 0.0

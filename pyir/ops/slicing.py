@@ -220,7 +220,7 @@ def _infer_expand_as(ctx):
                       lambda X, Y: {"Out": np.concatenate([X, X, X])})],
 )
 def expand_as_v2(X, Y, target_shape):
-    target = tuple(target_shape) if target_shape else Y.shape
+    target = Y.shape if Y is not None else tuple(target_shape)
     return {"Out": np.array(np.broadcast_to(X, target))}
 
 

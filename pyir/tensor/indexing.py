@@ -259,9 +259,7 @@ def setitem(self, index, value):
     elif all(_advanced(i) for i in items):
         result = _index_put(source, items, value)
     else:
-        raise PyirError("x[index] = value with index tensors mixed with ints or slices is not "
-                        "supported; index with tensors only, or use pyir.index_put / "
-                        "pyir.slice_scatter")
+        result = _set_by_positions(source, index, value)
     _write_back(self, result)
 
 
@@ -364,6 +362,32 @@ def _index_put(self, items: list, value):
     fill = _constant_like(self, value)
     return _write(self, "index_put", {"x": self, "indices": indices, "value": fill},
                   {"accumulate": False}, slot="out")
+
+
+def _set_by_positions(self, index, value):
+    """x[index] = value for an index mixing tensors with ints or slices: the flat positions
+    the index selects (the same index read from a constant of positions), then op index_put
+    on x flattened, reshaped back."""
+    shape = list(self.shape)
+    if any(d < 0 for d in shape):
+        raise PyirError("x[index] = value with index tensors mixed with ints or slices needs "
+                        "x's shape to be known; use pyir.index_put")
+    positions = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    attrs = {"shape": shape, "dtype": dtypes.to_code(np.int64),
+             "values": [int(v) for v in positions.ravel()]}
+    picked = getitem(apply_op("assign_value", {}, attrs, like=self, stem="assign")["Out"],
+                     index)
+    flat = _op("flatten_contiguous_range", {"X": picked},
+               {"start_axis": 0, "stop_axis": max(len(picked.shape) - 1, 0)})
+    fill = _op("expand_as_v2", {"X": _constant_like(self, value), "Y": picked},
+               {"target_shape": list(picked.shape)})
+    fill = _op("flatten_contiguous_range", {"X": fill},
+               {"start_axis": 0, "stop_axis": max(len(picked.shape) - 1, 0)})
+    rows = _op("flatten_contiguous_range", {"X": self},
+               {"start_axis": 0, "stop_axis": len(shape) - 1})
+    written = apply_op("index_put", {"x": rows, "indices": [flat], "value": fill},
+                       {"accumulate": False}, anonymous=True)["out"]
+    return _write(self, "reshape2", {"X": written}, {"shape": shape})
 
 
 def _write(self, op_type: str, inputs: dict, attrs: dict, slot: str = "Out"):
