@@ -1,6 +1,7 @@
 """Ops that build tensors from sizes, values or labels rather than from another tensor's
 elements: range / linspace / eye / meshgrid / diag_v2, shape, assign_value (constants),
-increment, one_hot_v2 / label_smooth, sequence_mask.
+increment, one_hot_v2 / label_smooth, sequence_mask, empty / logspace,
+tril_indices / triu_indices.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import default_grad, int_list, rand, same_as
+from .tensor import _from_attrs, runtime_shape
 
 
 # --- range / shape --------------------------------------------------------------------------------
@@ -126,7 +128,7 @@ def _infer_diag(ctx):
 )
 def diag_v2(X, offset, padding_value):
     if X.ndim == 2:
-        return {"Out": np.ascontiguousarray(np.diagonal(X, offset))}
+        return {"Out": np.array(np.diagonal(X, offset))}
     out = np.diag(X, offset)
     out[~np.eye(*out.shape, k=offset, dtype=bool)] = padding_value
     return {"Out": out}
@@ -137,7 +139,7 @@ def diag_v2(X, offset, padding_value):
              doc="dX = the diagonal of dOut (1-D X) or dOut placed on the diagonal (2-D X)")
 def diag_v2_grad(X, Out_grad, offset, padding_value):
     if X.ndim == 1:
-        return {"X@GRAD": np.ascontiguousarray(np.diagonal(Out_grad, offset))}
+        return {"X@GRAD": np.array(np.diagonal(Out_grad, offset))}
     dx = np.zeros_like(X)
     rows = np.arange(Out_grad.shape[0]) + max(-offset, 0)
     dx[rows, rows + offset] = Out_grad
@@ -158,7 +160,7 @@ def _infer_meshgrid(ctx):
         "Out": [np.stack([X[0]] * 3, 1), np.stack([X[1]] * 2, 0)]})],
 )
 def meshgrid(X):
-    return {"Out": [np.ascontiguousarray(a) for a in np.meshgrid(*X, indexing="ij")]}
+    return {"Out": [np.array(a) for a in np.meshgrid(*X, indexing="ij")]}
 
 
 @register_op("meshgrid_grad", inputs=[Slot("X", duplicable=True),
@@ -292,3 +294,74 @@ def sequence_mask(X, MaxLenTensor, maxlen, out_dtype):
     if maxlen < 0:
         maxlen = int(X.max()) if X.size else 0
     return {"Y": (np.arange(maxlen) < X[..., None]).astype(dtypes.to_numpy(out_dtype))}
+
+
+# --- empty / logspace / tril_indices / triu_indices -----------------------------------------------
+@register_op(
+    "empty", inputs=[Slot("ShapeTensor", dispensable=True),
+                     Slot("ShapeTensorList", duplicable=True, dispensable=True)],
+    outputs=["Out"], attrs=[Attr("shape", T.LONGS, []), Attr("dtype", T.INT, 5)],
+    infer=_from_attrs,
+    doc="Out = an uninitialised tensor of shape and dtype (pyir fills it with zeros)",
+    examples=[Example({}, {"shape": [2, 3], "dtype": 5}, {"Out": np.zeros((2, 3), np.float32)}),
+              Example({"ShapeTensorList": [np.array([3], np.int64), np.array([1], np.int32)]},
+                      {"dtype": 3},
+                      lambda **a: {"Out": np.zeros((3, 1), np.int64)})],
+)
+def empty(ShapeTensor, ShapeTensorList, shape, dtype):
+    return {"Out": np.zeros(runtime_shape(ShapeTensor, ShapeTensorList, shape),
+                            dtypes.to_numpy(dtype))}
+
+
+def _scalar(t) -> float:
+    return float(np.asarray(t).reshape(-1)[0])
+
+
+@register_op(
+    "logspace", inputs=[Slot("Start", no_grad=True), Slot("Stop", no_grad=True),
+                        Slot("Num", no_grad=True), Slot("Base", no_grad=True)], outputs=["Out"],
+    attrs=[Attr("dtype", T.INT, 5)],
+    infer=lambda ctx: {"Out": VarSpec((-1,), dtypes.to_numpy(ctx.attr("dtype")))},
+    doc="Out = Base ** linspace(Start, Stop, Num)",
+    examples=[Example({"Start": np.array([0.0], np.float32), "Stop": np.array([2.0], np.float32),
+                       "Num": np.array([3], np.int32), "Base": np.array([10.0], np.float32)},
+                      {"dtype": 5}, lambda **a: {"Out": np.array([1, 10, 100], np.float32)})],
+)
+def logspace(Start, Stop, Num, Base, dtype):
+    exponents = _linspace(_scalar(Start), _scalar(Stop), int_list(Num)[0], np.float64)
+    return {"Out": np.power(_scalar(Base), exponents).astype(dtypes.to_numpy(dtype))}
+
+
+def _triangle_indices(rows, cols, offset, lower, dtype):
+    r, c = (np.tril_indices if lower else np.triu_indices)(rows, offset, cols)
+    return np.stack([r, c]).astype(dtypes.to_numpy(dtype)).reshape(2, -1)
+
+
+@register_op(
+    "tril_indices", outputs=["out"],
+    attrs=[Attr("rows", T.INT, 0), Attr("cols", T.INT, 0), Attr("offset", T.INT, 0),
+           Attr("dtype", T.INT, 3)],
+    infer=lambda ctx: {"out": VarSpec(_triangle_indices(
+        ctx.attr("rows"), ctx.attr("cols"), ctx.attr("offset"), True, 3).shape,
+        dtypes.to_numpy(ctx.attr("dtype")))},
+    doc="out = [row indices; column indices] of the lower triangle at offset",
+    examples=[Example({}, {"rows": 3, "cols": 2, "offset": 0, "dtype": 3},
+                      {"out": np.array([[0, 1, 1, 2, 2], [0, 0, 1, 0, 1]], np.int64)})],
+)
+def tril_indices(rows, cols, offset, dtype):
+    return {"out": _triangle_indices(rows, cols, offset, True, dtype)}
+
+
+@register_op(
+    "triu_indices", outputs=["out"],
+    attrs=[Attr("row", T.INT, 0), Attr("col", T.INT, 0), Attr("offset", T.INT, 0),
+           Attr("dtype", T.INT, 3)],
+    infer=lambda ctx: {"out": VarSpec(_triangle_indices(
+        ctx.attr("row"), ctx.attr("col"), ctx.attr("offset"), False, 3).shape,
+        dtypes.to_numpy(ctx.attr("dtype")))},
+    doc="out = [row indices; column indices] of the upper triangle at offset",
+    examples=[Example({}, {"row": 2, "col": 3, "offset": 1, "dtype": 2},
+                      {"out": np.array([[0, 0, 1], [1, 2, 2]], np.int32)})],
+)
+def triu_indices(row, col, offset, dtype):
+    return {"out": _triangle_indices(row, col, offset, False, dtype)}

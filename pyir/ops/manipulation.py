@@ -1,5 +1,5 @@
-"""Shape manipulation: reshape2, transpose2, squeeze2, unsqueeze2, concat, split, stack,
-gather, slice.
+"""Shape manipulation: reshape2, transpose2, squeeze2, unsqueeze2, concat, split, stack
+(gather and slice are in gather_slice.py).
 
 The `*2` ops also output `XShape`, an empty tensor of shape [0, *X.shape] that only carries
 X's shape to the gradient op (Paddle's trick to avoid keeping X alive for the backward).
@@ -87,9 +87,24 @@ def reshape_target(x_shape: tuple, shape) -> tuple:
 _RESHAPE_AUX = [_aux("Shape"), _aux("ShapeTensor", duplicable=True)]
 
 
+def _infer_reshape(ctx):
+    """reshape_target on the attribute; with a Shape tensor every dim is unknown, with a
+    ShapeTensor list the tensor-given dims are (-1 in the attribute, as Paddle infers)."""
+    x = ctx.input("X")
+    xshape = VarSpec(_xshape(x.shape), x.dtype)
+    if ctx.inputs.get("Shape"):
+        count = ctx.input("Shape").shape[0]
+        return {"Out": VarSpec((-1,) * max(count, 1), x.dtype), "XShape": xshape}
+    if ctx.inputs.get("ShapeTensor"):
+        shape = tuple(x.shape[i] if d == 0 else d for i, d in enumerate(ctx.attr("shape")))
+        return {"Out": VarSpec(shape, x.dtype), "XShape": xshape}
+    return {"Out": VarSpec(reshape_target(tuple(x.shape), ctx.attr("shape")), x.dtype),
+            "XShape": xshape}
+
+
 @register_op(
     "reshape2", inputs=["X", *_RESHAPE_AUX], outputs=["Out", "XShape"],
-    attrs=[Attr("shape", T.INTS, [])], infer=_infer_xshape_op(reshape_target, "shape"),
+    attrs=[Attr("shape", T.INTS, [])], infer=_infer_reshape,
     grad=_xshape_grad("reshape2_grad"),
     doc="Out = X reshaped to `shape` (0 copies a dim, -1 is inferred)",
     examples=[
@@ -128,7 +143,7 @@ def reshape2_grad(Shape, ShapeTensor, XShape, Out_grad, shape):
     ],
 )
 def transpose2(X, axis):
-    return {"Out": np.ascontiguousarray(np.transpose(X, axis)), "XShape": _xshape_array(X)}
+    return {"Out": np.array(np.transpose(X, axis)), "XShape": _xshape_array(X)}
 
 
 @register_op(
@@ -137,7 +152,7 @@ def transpose2(X, axis):
     doc="dX = dOut transposed by the inverse permutation",
 )
 def transpose2_grad(XShape, Out_grad, axis):
-    return {"X@GRAD": np.ascontiguousarray(np.transpose(Out_grad, np.argsort(axis)))}
+    return {"X@GRAD": np.array(np.transpose(Out_grad, np.argsort(axis)))}
 
 
 # --- unsqueeze2 / squeeze2 --------------------------------------------------------------------
@@ -263,7 +278,7 @@ def _infer_concat_grad(ctx):
 def concat_grad(X, AxisTensor, Out_grad, axis):
     axis = _axis_value(AxisTensor, axis) % Out_grad.ndim
     cuts = np.cumsum([x.shape[axis] for x in X])[:-1]
-    return {"X@GRAD": [np.ascontiguousarray(g) for g in np.split(Out_grad, cuts, axis=axis)]}
+    return {"X@GRAD": [np.array(g) for g in np.split(Out_grad, cuts, axis=axis)]}
 
 
 def split_sizes(dim: int, num: int, sections) -> list[int]:
@@ -311,7 +326,7 @@ def split(X, AxisTensor, SectionsTensorList, axis, num, sections):
     if SectionsTensorList:
         sections = [int(np.asarray(t).reshape(-1)[0]) for t in SectionsTensorList]
     cuts = np.cumsum(split_sizes(X.shape[axis], num, sections))[:-1]
-    return {"Out": [np.ascontiguousarray(p) for p in np.split(X, cuts, axis=axis)]}
+    return {"Out": [np.array(p) for p in np.split(X, cuts, axis=axis)]}
 
 
 def _infer_stack(ctx):
@@ -345,138 +360,5 @@ def stack(X, axis):
 )
 def stack_grad(X, Y_grad, axis):
     axis = axis % Y_grad.ndim
-    return {"X@GRAD": [np.ascontiguousarray(np.take(Y_grad, i, axis=axis))
+    return {"X@GRAD": [np.array(np.take(Y_grad, i, axis=axis))
                        for i in range(Y_grad.shape[axis])]}
-
-
-# --- gather -----------------------------------------------------------------------------------
-def _infer_gather(ctx):
-    x, index = ctx.input("X"), ctx.input("Index")
-    axis = ctx.attr("axis") % len(x.shape)
-    shape = (*x.shape[:axis], *index.shape, *x.shape[axis + 1:])
-    return {"Out": VarSpec(tuple(shape), x.dtype)}
-
-
-_GATHER_INPUTS = ["X", Slot("Index", no_grad=True), _aux("Axis")]
-
-
-@register_op(
-    "gather", inputs=_GATHER_INPUTS, outputs=["Out"], attrs=[Attr("axis", T.INT, 0)],
-    infer=_infer_gather, grad=default_grad("gather_grad"),
-    doc="Out = X indexed by Index along `axis` (np.take)",
-    examples=[
-        Example({"X": rand(4, 3), "Index": np.array([3, 0, 3], np.int64)}, {"axis": 0},
-                lambda X, Index, axis: {"Out": X[Index]}),
-        Example({"X": rand(2, 5, 3), "Index": np.array([1, 4], np.int32)}, {"axis": 1},
-                lambda X, Index, axis: {"Out": X[:, Index]}),
-    ],
-)
-def gather(X, Index, Axis, axis):
-    return {"Out": np.take(X, Index, axis=_axis_value(Axis, axis))}
-
-
-@register_op(
-    "gather_grad", inputs=[*_GATHER_INPUTS, "Out@GRAD"], outputs=["X@GRAD"],
-    attrs=[Attr("axis", T.INT, 0)],
-    infer=lambda ctx: {"X@GRAD": VarSpec(ctx.input("X").shape, ctx.input("X").dtype)},
-    grad_of="gather", doc="dX = dOut scattered back (repeated indices accumulate)",
-)
-def gather_grad(X, Index, Axis, Out_grad, axis):
-    axis = _axis_value(Axis, axis) % X.ndim
-    dx = np.zeros(X.shape, X.dtype)
-    moved = np.moveaxis(dx, axis, 0)
-    np.add.at(moved, np.asarray(Index).reshape(-1),
-              np.moveaxis(Out_grad, axis, 0).reshape((-1, *moved.shape[1:])))
-    return {"X@GRAD": dx}
-
-
-# --- slice ------------------------------------------------------------------------------------
-_SLICE_INPUTS = ["Input", _aux("StartsTensor"), _aux("EndsTensor"),
-                 _aux("StartsTensorList", duplicable=True), _aux("EndsTensorList", duplicable=True)]
-_SLICE_ATTRS = [Attr("axes", T.INTS, []), Attr("starts", T.INTS, []), Attr("ends", T.INTS, []),
-                Attr("infer_flags", T.INTS, []), Attr("decrease_axis", T.INTS, [])]
-
-
-def _bounds(dim: int, start: int, end: int) -> tuple[int, int]:
-    """Paddle's clamped [start, end) on a dim of size `dim` (negatives count from the end)."""
-    start = max(0, min(dim, start + dim if start < 0 else start))
-    end = max(0, min(dim, end + dim if end < 0 else end))
-    return start, max(start, end)
-
-
-def _slice_shape(shape, axes, starts, ends, decrease_axis) -> tuple:
-    out = list(shape)
-    for a, s, e in zip(axes, starts, ends):
-        if out[a] >= 0:
-            lo, hi = _bounds(out[a], s, e)
-            out[a] = hi - lo
-    return tuple(d for i, d in enumerate(out) if i not in set(decrease_axis))
-
-
-def _index(shape, axes, starts, ends) -> tuple:
-    index = [slice(None)] * len(shape)
-    for a, s, e in zip(axes, starts, ends):
-        index[a] = slice(*_bounds(shape[a], s, e))
-    return tuple(index)
-
-
-def _runtime_bounds(StartsTensor, EndsTensor, StartsTensorList, EndsTensorList, starts, ends):
-    if StartsTensor is not None:
-        starts = [int(v) for v in np.asarray(StartsTensor).reshape(-1)]
-    elif StartsTensorList:
-        starts = [int(np.asarray(t).reshape(-1)[0]) for t in StartsTensorList]
-    if EndsTensor is not None:
-        ends = [int(v) for v in np.asarray(EndsTensor).reshape(-1)]
-    elif EndsTensorList:
-        ends = [int(np.asarray(t).reshape(-1)[0]) for t in EndsTensorList]
-    return starts, ends
-
-
-def _infer_slice(ctx):
-    x = ctx.input("Input")
-    axes = [a % len(x.shape) for a in ctx.attr("axes")]
-    shape = _slice_shape(x.shape, axes, ctx.attr("starts"), ctx.attr("ends"),
-                         ctx.attr("decrease_axis"))
-    return {"Out": VarSpec(shape, x.dtype)}
-
-
-@register_op(
-    "slice", inputs=_SLICE_INPUTS, outputs=["Out"], attrs=_SLICE_ATTRS, infer=_infer_slice,
-    grad=default_grad("slice_grad"),
-    doc="Out = Input[starts:ends] on `axes` (clamped), dims in decrease_axis dropped",
-    examples=[
-        Example({"Input": rand(3, 4, 5)}, {"axes": [1, 2], "starts": [0, 1], "ends": [2, 3]},
-                lambda Input, **a: {"Out": Input[:, 0:2, 1:3]}),
-        Example({"Input": rand(4, 6)}, {"axes": [0, 1], "starts": [-3, 2], "ends": [100, -1]},
-                lambda Input, **a: {"Out": Input[-3:, 2:-1]}),
-        Example({"Input": rand(3, 4)}, {"axes": [0], "starts": [1], "ends": [2],
-                                        "decrease_axis": [0]},
-                lambda Input, **a: {"Out": Input[1]}),
-    ],
-)
-def slice_(Input, StartsTensor, EndsTensor, StartsTensorList, EndsTensorList, axes, starts,
-           ends, infer_flags, decrease_axis):
-    starts, ends = _runtime_bounds(StartsTensor, EndsTensor, StartsTensorList, EndsTensorList,
-                                   starts, ends)
-    axes = [a % Input.ndim for a in axes]
-    out = Input[_index(Input.shape, axes, starts, ends)]
-    if decrease_axis:
-        out = out.reshape(_slice_shape(Input.shape, axes, starts, ends, decrease_axis))
-    return {"Out": np.ascontiguousarray(out)}
-
-
-@register_op(
-    "slice_grad", inputs=[*_SLICE_INPUTS, "Out@GRAD"], outputs=["Input@GRAD"],
-    attrs=_SLICE_ATTRS,
-    infer=lambda ctx: {"Input@GRAD": VarSpec(ctx.input("Input").shape, ctx.input("Input").dtype)},
-    grad_of="slice", doc="dInput = zeros with dOut written into the sliced region",
-)
-def slice_grad(Input, StartsTensor, EndsTensor, StartsTensorList, EndsTensorList, Out_grad, axes,
-               starts, ends, infer_flags, decrease_axis):
-    starts, ends = _runtime_bounds(StartsTensor, EndsTensor, StartsTensorList, EndsTensorList,
-                                   starts, ends)
-    axes = [a % Input.ndim for a in axes]
-    dx = np.zeros(Input.shape, Out_grad.dtype)
-    index = _index(Input.shape, axes, starts, ends)
-    dx[index] = Out_grad.reshape(dx[index].shape)
-    return {"Input@GRAD": dx}

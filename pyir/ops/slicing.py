@@ -1,7 +1,7 @@
 """Ops that cut, repeat, reorder or overwrite regions of a tensor, with their gradients.
 
 strided_slice; unstack; expand_v2 / expand_as_v2 / tile and the v1 `expand`; tril_triu /
-roll / flip; set_value (static `x[index] = value`); repeat_interleave.
+roll / flip (set_value and repeat_interleave are in set_value_ops.py).
 
 Int-list parameters (starts, shapes, repeat times) may come as attributes, as a 1-D tensor or
 as a list of 1-element tensors; `_runtime_ints` reads whichever is given.
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
 from ..errors import PyirError
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
@@ -52,8 +51,8 @@ def _ss_index(ndim, axes, starts, ends, strides):
 
 
 def _decreased(shape, decrease_axis):
-    """shape without decrease_axis; [1] when nothing is left, as Paddle's kernel gives
-    (Paddle's own compile-time shape says [] there, but its result is [1])."""
+    """shape without decrease_axis; [1] when nothing is left, as Paddle's strided_slice
+    kernel gives (its compile-time shape says []; the slice op does give 0-D)."""
     drop = {a % len(shape) for a in decrease_axis}
     return tuple(d for i, d in enumerate(shape) if i not in drop) or (1,)
 
@@ -110,7 +109,7 @@ def strided_slice(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorL
     index = _ss_slices(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
                        StridesTensor, StridesTensorList, axes, starts, ends, strides)
     out = Input[index]
-    return {"Out": np.ascontiguousarray(out.reshape(_decreased(out.shape, decrease_axis)))}
+    return {"Out": np.array(out.reshape(_decreased(out.shape, decrease_axis)))}
 
 
 @register_op(
@@ -153,7 +152,7 @@ _UNSTACK_ATTRS = [Attr("axis", T.INT, 0), Attr("num", T.INT, 0)]
                       lambda X, axis, num: {"Y": [X[0], X[1]]})],
 )
 def unstack(X, axis, num):
-    return {"Y": [np.ascontiguousarray(np.take(X, i, axis=axis)) for i in range(X.shape[axis])]}
+    return {"Y": [np.array(np.take(X, i, axis=axis)) for i in range(X.shape[axis])]}
 
 
 @register_op("unstack_grad", inputs=[Slot("Y@GRAD", duplicable=True)], outputs=["X@GRAD"],
@@ -194,7 +193,7 @@ _EXPAND_SLOTS = [Slot("Shape", dispensable=True, no_grad=True),
 )
 def expand_v2(X, Shape, expand_shapes_tensor, shape):
     target = _runtime_ints(Shape, expand_shapes_tensor, shape)
-    return {"Out": np.ascontiguousarray(np.broadcast_to(X, _expanded_shape(X.shape, target)))}
+    return {"Out": np.array(np.broadcast_to(X, _expanded_shape(X.shape, target)))}
 
 
 @register_op("expand_v2_grad", inputs=["X", *_EXPAND_SLOTS, "Out@GRAD"], outputs=["X@GRAD"],
@@ -221,8 +220,8 @@ def _infer_expand_as(ctx):
                       lambda X, Y: {"Out": np.concatenate([X, X, X])})],
 )
 def expand_as_v2(X, Y, target_shape):
-    target = tuple(target_shape) if target_shape else Y.shape
-    return {"Out": np.ascontiguousarray(np.broadcast_to(X, target))}
+    target = Y.shape if Y is not None else tuple(target_shape)
+    return {"Out": np.array(np.broadcast_to(X, target))}
 
 
 @register_op("expand_as_v2_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"],
@@ -391,126 +390,4 @@ def roll_grad(X, ShiftsTensor, Out_grad, shifts, axis):
                       lambda X, axis: {"Out": X[::-1, :, ::-1]})],
 )
 def flip(X, axis):
-    return {"Out": np.ascontiguousarray(np.flip(X, tuple(axis)))}
-
-
-# --- set_value (static `x[index] = value`) --------------------------------------------------------
-_SV_TENSORS = [Slot("ValueTensor", dispensable=True),
-               Slot("StartsTensorList", duplicable=True, dispensable=True, no_grad=True),
-               Slot("EndsTensorList", duplicable=True, dispensable=True, no_grad=True),
-               Slot("StepsTensorList", duplicable=True, dispensable=True, no_grad=True)]
-_SV_ATTRS = [Attr("dtype", T.INT, 5), Attr("axes", T.LONGS, []), Attr("starts", T.LONGS, []),
-             Attr("ends", T.LONGS, []), Attr("steps", T.LONGS, []),
-             Attr("decrease_axes", T.LONGS, []), Attr("none_axes", T.LONGS, []),
-             Attr("values", T.SCALARS, []), Attr("shape", T.LONGS, [])]
-
-
-def _sv_region(Input, StartsTensorList, EndsTensorList, StepsTensorList, axes, starts, ends,
-               steps, decrease_axes, none_axes):
-    """(index into Input, the shape a value is broadcast to before it is written there)."""
-    index = _ss_index(Input.ndim, axes, _runtime_ints(None, StartsTensorList, starts),
-                      _runtime_ints(None, EndsTensorList, ends),
-                      _runtime_ints(None, StepsTensorList, steps))
-    region = list(np.empty(Input.shape, bool)[index].shape)
-    value_shape = [d for i, d in enumerate(region) if i not in {a % Input.ndim
-                                                                   for a in decrease_axes}]
-    for axis in sorted(none_axes):
-        value_shape.insert(axis, 1)
-    return index, tuple(region), tuple(value_shape)
-
-
-@register_op(
-    "set_value", inputs=["Input", *_SV_TENSORS], outputs=["Out"], attrs=_SV_ATTRS,
-    infer=same_as("Input"),
-    grad=default_grad("set_value_grad", uses=[s.name for s in _SV_TENSORS]),
-    doc="Out = Input with Out[starts:ends:steps on axes] = ValueTensor (or `values` in `shape`),"
-        " broadcast",
-    examples=[Example({"Input": rand(3, 4)},
-                      {"axes": [0, 1], "starts": [1, 0], "ends": [2**31 - 1, 1], "steps": [1, 1],
-                       "decrease_axes": [1], "values": [5.0], "shape": [1]},
-                      lambda Input, **a: {"Out": np.concatenate(
-                          [Input[:1], np.concatenate([np.full((2, 1), 5, np.float32),
-                                                      Input[1:, 1:]], 1)])}),
-              Example({"Input": rand(3, 4), "ValueTensor": rand(2)},
-                      {"axes": [0, 1], "starts": [0, 0], "ends": [1, 2**31 - 1],
-                       "steps": [1, 2], "decrease_axes": [0]},
-                      lambda Input, ValueTensor, **a: {"Out": np.concatenate(
-                          [np.stack([ValueTensor[0], Input[0, 1], ValueTensor[1],
-                                     Input[0, 3]])[None], Input[1:]])}),
-              Example({"Input": rand(2, 3), "ValueTensor": rand(1, 3)},
-                      {"axes": [0], "starts": [-1], "ends": [2], "steps": [1]},
-                      lambda Input, ValueTensor, **a: {"Out": np.concatenate(
-                          [Input[:1], ValueTensor])})],
-)
-def set_value(Input, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList, dtype,
-              axes, starts, ends, steps, decrease_axes, none_axes, values, shape):
-    index, region, value_shape = _sv_region(Input, StartsTensorList, EndsTensorList,
-                                            StepsTensorList, axes, starts, ends, steps,
-                                            decrease_axes, none_axes)
-    value = ValueTensor if ValueTensor is not None else \
-        np.asarray(values, dtypes.to_numpy(dtype)).reshape(shape)
-    out = Input.copy()
-    out[index] = np.broadcast_to(value, value_shape).reshape(region)
-    return {"Out": out}
-
-
-@register_op(
-    "set_value_grad", inputs=["Out@GRAD", *_SV_TENSORS],
-    outputs=[Slot("Input@GRAD", dispensable=True), Slot("ValueTensor@GRAD", dispensable=True)],
-    attrs=_SV_ATTRS, grad_of="set_value",
-    doc="dInput = dOut with the written region zeroed; dValue = dOut's region, unbroadcast")
-def set_value_grad(Out_grad, ValueTensor, StartsTensorList, EndsTensorList, StepsTensorList,
-                   dtype, axes, starts, ends, steps, decrease_axes, none_axes, values, shape):
-    index, _, value_shape = _sv_region(Out_grad, StartsTensorList, EndsTensorList,
-                                       StepsTensorList, axes, starts, ends, steps,
-                                       decrease_axes, none_axes)
-    dx = Out_grad.copy()
-    dx[index] = 0
-    grads = {"Input@GRAD": dx}
-    if ValueTensor is not None:
-        grads["ValueTensor@GRAD"] = unbroadcast(Out_grad[index].reshape(value_shape),
-                                                ValueTensor.shape)
-    return grads
-
-
-# --- repeat_interleave ----------------------------------------------------------------------------
-_REPEAT_ATTRS = [Attr("Repeats", T.INT, 0), Attr("dim", T.INT, 0),
-                 Attr("output_size", T.LONG, -1)]
-
-
-def _repeats(RepeatsTensor, Repeats):
-    return np.asarray(RepeatsTensor).reshape(-1) if RepeatsTensor is not None else Repeats
-
-
-def _infer_repeat(ctx):
-    x = ctx.input("X")
-    dim = ctx.attr("dim") % len(x.shape)
-    n = -1 if ctx.inputs.get("RepeatsTensor") or x.shape[dim] == -1 else \
-        x.shape[dim] * ctx.attr("Repeats")
-    return {"Out": VarSpec(tuple(n if i == dim else d for i, d in enumerate(x.shape)), x.dtype)}
-
-
-@register_op(
-    "repeat_interleave", inputs=["X", Slot("RepeatsTensor", dispensable=True, no_grad=True)],
-    outputs=["Out"], attrs=_REPEAT_ATTRS, infer=_infer_repeat,
-    grad=default_grad("repeat_interleave_grad", uses=["X", "RepeatsTensor"]),
-    doc="Out = each slice of X along dim repeated Repeats times (or RepeatsTensor[i] times)",
-    examples=[Example({"X": rand(2, 3)}, {"Repeats": 2, "dim": 1},
-                      lambda X, **a: {"Out": X[:, [0, 0, 1, 1, 2, 2]]}),
-              Example({"X": rand(3, 2), "RepeatsTensor": np.array([1, 0, 2], np.int64)},
-                      {"dim": 0}, lambda X, **a: {"Out": X[[0, 2, 2]]})],
-)
-def repeat_interleave(X, RepeatsTensor, Repeats, dim, output_size):
-    return {"Out": np.repeat(X, _repeats(RepeatsTensor, Repeats), axis=dim)}
-
-
-@register_op("repeat_interleave_grad", inputs=["X", Slot("RepeatsTensor", dispensable=True),
-                                               "Out@GRAD"], outputs=["X@GRAD"],
-             attrs=_REPEAT_ATTRS, infer=same_as("X", out="X@GRAD"),
-             grad_of="repeat_interleave", doc="dX[i] = sum of dOut over slice i's copies")
-def repeat_interleave_grad(X, RepeatsTensor, Out_grad, Repeats, dim, output_size):
-    counts = np.broadcast_to(_repeats(RepeatsTensor, Repeats), (X.shape[dim],))
-    owner = np.repeat(np.arange(X.shape[dim]), counts)
-    dx = np.zeros_like(X)
-    np.add.at(np.moveaxis(dx, dim, 0), owner, np.moveaxis(Out_grad, dim, 0))
-    return {"X@GRAD": dx}
+    return {"Out": np.array(np.flip(X, tuple(axis)))}

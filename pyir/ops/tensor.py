@@ -13,7 +13,23 @@ FP32 = 5  # VarType.FP32, Paddle's default `dtype` attribute
 
 
 def _from_attrs(ctx):
-    return {"Out": VarSpec(tuple(ctx.attr("shape")), dtypes.to_numpy(ctx.attr("dtype")))}
+    """Out's shape from the `shape` attribute; unknown dims when a shape tensor gives it."""
+    shape = tuple(ctx.attr("shape"))
+    given = ctx.inputs.get("ShapeTensor") or ctx.inputs.get("ShapeTensorList")
+    if given:
+        count = len(ctx.input_list("ShapeTensorList")) or (
+            ctx.input("ShapeTensor").shape[0] if ctx.input("ShapeTensor") is not None else 0)
+        shape = shape if len(shape) == count and count else (-1,) * max(count, 0)
+    return {"Out": VarSpec(shape, dtypes.to_numpy(ctx.attr("dtype")))}
+
+
+def runtime_shape(ShapeTensor, ShapeTensorList, shape) -> list[int]:
+    """The output shape of a creation op: from ShapeTensor, ShapeTensorList or the attribute."""
+    if ShapeTensor is not None:
+        return [int(d) for d in np.asarray(ShapeTensor).reshape(-1)]
+    if ShapeTensorList:
+        return [int(np.asarray(t).reshape(-1)[0]) for t in ShapeTensorList]
+    return list(shape)
 
 
 @register_op(
@@ -51,14 +67,12 @@ def fetch(X, col):
 )
 def fill_constant(ValueTensor, ShapeTensor, ShapeTensorList, shape, value, str_value, dtype,
                   force_cpu, place_type):
-    if ShapeTensor is not None:
-        shape = [int(d) for d in np.asarray(ShapeTensor).reshape(-1)]
-    elif ShapeTensorList:
-        shape = [int(np.asarray(t).reshape(-1)[0]) for t in ShapeTensorList]
+    shape = runtime_shape(ShapeTensor, ShapeTensorList, shape)
     if ValueTensor is not None:
         value = np.asarray(ValueTensor).reshape(-1)[0]
     elif str_value:
-        value = float(str_value)
+        text = str_value.lower()
+        value = 1.0 if text == "true" else 0.0 if text == "false" else float(str_value)
     return {"Out": np.full(shape, value, dtype=dtypes.to_numpy(dtype))}
 
 
@@ -78,6 +92,7 @@ def fill_constant(ValueTensor, ShapeTensor, ShapeTensorList, shape, value, str_v
 )
 def uniform_random(ShapeTensor, ShapeTensorList, shape, min, max, seed, diag_num, diag_step,
                    diag_val, dtype):
+    shape = runtime_shape(ShapeTensor, ShapeTensorList, shape)
     out = rng_for(seed).uniform(min, max, size=shape).astype(dtypes.to_numpy(dtype))
     for i in range(diag_num):
         out.flat[i * (diag_step + 1)] = diag_val
@@ -98,6 +113,7 @@ def uniform_random(ShapeTensor, ShapeTensorList, shape, min, max, seed, diag_num
                           1.0, 2.0, (40, 3)).astype(np.float32)})],
 )
 def gaussian_random(ShapeTensor, ShapeTensorList, shape, mean, std, seed, dtype):
+    shape = runtime_shape(ShapeTensor, ShapeTensorList, shape)
     out = rng_for(seed).normal(mean, std, size=shape)
     return {"Out": out.astype(dtypes.to_numpy(dtype))}
 

@@ -1,140 +1,75 @@
-"""Shapes and layout: `pyir.reshape`, `pyir.concat`, `pyir.gather`, ... (Paddle's
-`paddle.tensor.manipulation`)."""
+"""Shapes and layout: `pyir.reshape`, `pyir.concat`, `pyir.gather`, `pyir.scatter`, ...
+(Paddle's `paddle.tensor.manipulation`), gathered from the modules of this family:
+`manip_shape` (reshape, transpose, cast, assign), `manip_layout` (expand, tile, flip, facts),
+`manip_join` (concat, split, slice), `manip_index` (gathers, scatters, masks) and `manip_more`
+(unique, block_diag, tensordot); the in-place
+variants (`reshape_`, `scatter_`, ...) are made here.
+
+Each function is one `dispatch.out` call (or a few), static and eager alike, emitting the
+legacy ops Paddle's static mode emits for the same call.
+"""
 
 from __future__ import annotations
 
-import numbers
-from typing import Sequence
-
-from .. import dtypes
-from ..dispatch import apply_op, dtype_of, ints, ndim, out, tensor_list
-from ..errors import BuildError, Where
+from ..dispatch import inplace_of
 from ..framework import Variable
+from ..unsupported import COMPLEX
+from . import manip_index, manip_join, manip_layout, manip_more, manip_shape
+from .manip_index import *  # noqa: F401,F403
+from .manip_join import *  # noqa: F401,F403
+from .manip_layout import *  # noqa: F401,F403
+from .manip_more import *  # noqa: F401,F403
+from .manip_shape import *  # noqa: F401,F403
+from .manip_shape import (cast, flatten, reshape, signed_like, squeeze, t, transpose,
+                          unsqueeze)
 
-__all__ = [
-    "reshape", "transpose", "concat", "split", "stack", "unsqueeze", "squeeze", "cast",
-    "assign", "gather", "slice",
-]
+STRIDED_VIEW = ("a view of memory with arbitrary strides has no meaning for pyir's numpy values "
+                "(Paddle itself has it in dynamic mode only); use reshape, slice or gather")
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
-UNSUPPORTED: dict[str, str] = {}
+UNSUPPORTED: dict[str, str] = {
+    "as_strided": STRIDED_VIEW, "as_complex": COMPLEX, "as_real": COMPLEX,
+    "view_as_complex": COMPLEX, "view_as_real": COMPLEX,
+}
 
 
-def reshape(x, shape, name: str | None = None):
-    """x with a new shape (op `reshape2`); 0 copies a dim of x, -1 is inferred.
+# --- in-place variants ------------------------------------------------------------------------
+def _reshaping_inplace(fn, public_name: str):
+    """An in-place variant that changes x's shape or dtype. Paddle's static mode emits the
+    out-of-place op for it (a new variable: a Variable's shape is fixed), its dynamic mode
+    rewrites x; eager tensors here are rewritten through `inplace_of`."""
+    eager_inplace = inplace_of(fn, public_name)
 
-    Example:
-        >>> y = pyir.reshape(x, [-1, 12])
-    """
-    return out("reshape2", {"X": x}, {"shape": ints(shape, "shape", "reshape2")}, name=name)
+    def inplace(x, *args, **kwargs):
+        if isinstance(x, Variable):
+            return fn(x, *args, **kwargs)
+        return eager_inplace(x, *args, **kwargs)
 
-
-def transpose(x, perm, name: str | None = None):
-    """x with dims permuted (op `transpose2`).
-
-    Example:
-        >>> y = pyir.transpose(x, [1, 0])
-    """
-    perm = ints(perm, "perm", "transpose2")
-    if sorted(perm) != list(range(ndim(x))):
-        raise BuildError(f"perm {perm} is not a permutation of the {ndim(x)} dims of x",
-                         Where(op_type="transpose2"))
-    return out("transpose2", {"X": x}, {"axis": perm}, name=name, stem="transpose")
+    signed_like(inplace, fn)
+    inplace.__name__ = inplace.__qualname__ = public_name
+    inplace.__doc__ = (f"In-place `{fn.__name__}` (static mode: the out-of-place op, as "
+                       f"Paddle emits).\n\n    Example:\n        >>> x.{public_name}(...)\n")
+    return inplace
 
 
-def concat(x: Sequence, axis: int = 0, name: str | None = None):
-    """Join tensors along an existing axis (op `concat`).
+reshape_ = _reshaping_inplace(reshape, "reshape_")
+flatten_ = _reshaping_inplace(flatten, "flatten_")
+squeeze_ = _reshaping_inplace(squeeze, "squeeze_")
+unsqueeze_ = _reshaping_inplace(unsqueeze, "unsqueeze_")
+transpose_ = _reshaping_inplace(transpose, "transpose_")
+t_ = _reshaping_inplace(t, "t_")
+cast_ = _reshaping_inplace(cast, "cast_")
 
-    Example:
-        >>> z = pyir.concat([x, y], axis=1)
-    """
-    return out("concat", {"X": tensor_list(x, "concat")}, {"axis": int(axis)}, name=name)
-
-
-def split(x, num_or_sections, axis: int = 0, name: str | None = None) -> list:
-    """Cut x along `axis` into equal parts or parts of given sizes (op `split`).
-
-    Example:
-        >>> a, b = pyir.split(x, 2, axis=1)
-    """
-    if isinstance(num_or_sections, numbers.Integral):
-        dim = x.shape[axis]
-        if dim > 0 and dim % int(num_or_sections):
-            raise BuildError(f"cannot split axis {axis} of size {dim} into {num_or_sections} "
-                             f"equal parts", Where(op_type="split"))
-        attrs = {"axis": int(axis), "num": int(num_or_sections), "sections": []}
-    else:
-        attrs = {"axis": int(axis), "num": 0,
-                 "sections": ints(num_or_sections, "num_or_sections", "split")}
-    return out("split", {"X": x}, attrs, name=name)
+# In-place variants that keep x's shape: static mode writes the result back into x (op
+# assign), as Paddle's in-place ops do.
+for _name in manip_index.INPLACE:
+    _fn = getattr(manip_index, _name[:-1])
+    globals()[_name] = signed_like(inplace_of(_fn, _name), _fn)
 
 
-def stack(x: Sequence, axis: int = 0, name: str | None = None):
-    """Stack same-shaped tensors along a new axis (op `stack`).
-
-    Example:
-        >>> z = pyir.stack([x, y])
-    """
-    return out("stack", {"X": tensor_list(x, "stack")}, {"axis": int(axis)}, name=name,
-               slot="Y")
-
-
-def unsqueeze(x, axis, name: str | None = None):
-    """x with size-1 dims inserted at `axis` (op `unsqueeze2`).
-
-    Example:
-        >>> y = pyir.unsqueeze(x, [0])
-    """
-    return out("unsqueeze2", {"X": x}, {"axes": ints(axis, "axis", "unsqueeze2")}, name=name)
-
-
-def squeeze(x, axis=None, name: str | None = None):
-    """x without size-1 dims at `axis` (all of them when None), op `squeeze2`."""
-    axes = [] if axis is None else ints(axis, "axis", "squeeze2")
-    return out("squeeze2", {"X": x}, {"axes": axes}, name=name, stem="squeeze")
-
-
-def gather(x, index, axis: int | None = None, name: str | None = None):
-    """Rows (or entries along `axis`) of x picked by `index` (op `gather`).
-
-    Example:
-        >>> rows = pyir.gather(x, idx)
-    """
-    return out("gather", {"X": x, "Index": index}, {"axis": int(axis or 0)}, name=name)
-
-
-def slice(input, axes, starts, ends):  # noqa: A001,A002 - Paddle's names
-    """input[starts:ends] on the given axes (op `slice`).
-
-    Example:
-        >>> y = pyir.slice(x, axes=[1], starts=[0], ends=[2])
-    """
-    axes = ints(axes, "axes", "slice")
-    starts, ends = ints(starts, "starts", "slice"), ints(ends, "ends", "slice")
-    if not len(axes) == len(starts) == len(ends):
-        raise BuildError(f"axes, starts and ends need the same length, got {len(axes)}, "
-                         f"{len(starts)}, {len(ends)}", Where(op_type="slice"))
-    return out("slice", {"Input": input}, {"axes": axes, "starts": starts, "ends": ends,
-                                           "infer_flags": [1] * len(axes),
-                                           "decrease_axis": []})
-
-
-def cast(x, dtype):
-    """x converted to `dtype` (op `cast`; float -> int truncates toward zero).
-
-    Example:
-        >>> y = pyir.cast(x, "float64")
-    """
-    return out("cast", {"X": x}, {"in_dtype": dtypes.to_code(dtype_of(x)),
-                                  "out_dtype": dtypes.to_code(dtypes.to_numpy(dtype))})
-
-
-def assign(x, output=None):
-    """A copy of x (op `assign`), written into `output` when given.
-
-    Example:
-        >>> y = pyir.assign(x)
-    """
-    if isinstance(output, Variable):
-        return apply_op("assign", {"X": x}, outputs={"Out": output})["Out"]
-    return out("assign", {"X": x})
+__all__ = [
+    *manip_shape.__all__, *manip_layout.__all__, *manip_join.__all__, *manip_index.__all__,
+    *manip_more.__all__, "reshape_", "flatten_", "squeeze_", "unsqueeze_", "transpose_", "t_",
+    "cast_",
+    *manip_index.INPLACE,
+]

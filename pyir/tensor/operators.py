@@ -20,12 +20,24 @@ import numpy as np
 from .. import dtypes
 from ..dispatch import apply_op, constant
 from ..eager import Tensor
-from ..errors import BuildError, PyirError, Where
+from ..errors import PyirError
 from ..framework import Variable
-from ..registry import OPS
+from . import manip_more
+from . import random as _random
+from .indexing import getitem, setitem
+
+# Paddle's Tensor methods whose function does not take the tensor as `x` (so the automatic
+# rule of pyir/tensor/__init__.py misses them), and methods with no top-level function
+# (repeat, split_with_sizes, fill_ and zero_ are in methods.py).
+EXTRA_METHODS = [
+    "put_along_axis", "put_along_axis_", "take_along_axis", "unbind", "narrow", "ravel",
+    "rank", "slice", "scatter_add", "scatter_add_", "scatter_reduce", "scatter_nd",
+    "shard_index", "diag_embed", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+    "broadcast_tensors", "t", "t_", "permute",
+]
+METHOD_ONLY = {**manip_more.METHODS, **_random.METHODS}
 
 _TENSOR_TYPES = (Variable, Tensor)
-MAX_INT = 2**31 - 1  # Paddle's "to the end" for slice bounds
 
 
 def _op(op_type: str, inputs: dict, attrs: dict):
@@ -187,115 +199,6 @@ OPERATORS = {
 }
 
 
-# --- indexing -----------------------------------------------------------------------------
-def slice_attrs(index, ndim: int) -> dict | None:
-    """`slice`/`strided_slice` attributes for an index of ints, slices and one `...`, as
-    Paddle writes them (open bounds are +-2**31-1); None for any other index."""
-    index = index if isinstance(index, tuple) else (index,)
-    if sum(i is Ellipsis for i in index) > 1 or not all(
-            i is Ellipsis or isinstance(i, (slice, numbers.Integral)) for i in index):
-        return None
-    if Ellipsis in index:
-        at = index.index(Ellipsis)
-        index = index[:at] + (slice(None),) * (ndim - len(index) + 1) + index[at + 1:]
-    if len(index) > ndim:
-        raise PyirError(f"too many indices ({len(index)}) for a tensor of {ndim} dims")
-    attrs = {"axes": [], "starts": [], "ends": [], "strides": [], "decrease_axis": []}
-    for axis, item in enumerate(index):
-        if isinstance(item, slice):
-            if item == slice(None):
-                continue
-            step = 1 if item.step is None else int(item.step)
-            if step == 0:
-                raise PyirError("slice step cannot be zero")
-            start = (0 if step > 0 else MAX_INT) if item.start is None else int(item.start)
-            end = (MAX_INT if step > 0 else -MAX_INT) if item.stop is None else int(item.stop)
-        else:
-            start, step = int(item), 1
-            end = MAX_INT if start == -1 else start + 1
-            attrs["decrease_axis"].append(axis)
-        for key, value in zip(("axes", "starts", "ends", "strides"), (axis, start, end, step)):
-            attrs[key].append(value)
-    attrs["infer_flags"] = [1] * len(attrs["axes"])
-    return attrs
-
-
-def getitem(self, index):
-    """x[index] for ints, slices (any step) and `...`: op `slice` (steps of 1) or
-    `strided_slice`, as Paddle emits; None inserts an axis; a bool or integer tensor index
-    selects (`masked_select` / `gather`); a list of ints gathers on axis 0."""
-    if index is None or (isinstance(index, tuple) and any(i is None for i in index)):
-        return _getitem_with_none(self, index)
-    if isinstance(index, (Variable, Tensor, list, np.ndarray)):
-        return _getitem_tensor(self, index)
-    attrs = slice_attrs(index, len(self.shape))
-    if attrs is None:
-        raise PyirError(f"pyir cannot index with {index!r}: use ints, slices, `...`, None, a "
-                        f"bool mask or an integer index tensor")
-    if not attrs["axes"]:
-        return self
-    if all(s == 1 for s in attrs["strides"]):
-        del attrs["strides"]
-        out = _op("slice", {"Input": self}, attrs)
-    else:
-        out = _op("strided_slice", {"Input": self}, attrs)
-    return out
-
-
-def _getitem_with_none(self, index):
-    """x[..., None, ...]: index without the Nones, then unsqueeze2 at their output places."""
-    items = index if isinstance(index, tuple) else (index,)
-    indexed = sum(1 for i in items if i is not None and i is not Ellipsis)
-    new_axes, kept, position = [], [], 0
-    for item in items:
-        if item is None:
-            new_axes.append(position)
-            position += 1
-            continue
-        kept.append(item)
-        if item is Ellipsis:
-            position += len(self.shape) - indexed
-        elif not isinstance(item, numbers.Integral):
-            position += 1
-    value = getitem(self, tuple(kept)) if kept else self
-    return _op("unsqueeze2", {"X": value}, {"axes": new_axes})
-
-
-def _getitem_tensor(self, index):
-    """x[t] for an index tensor (or list, or numpy array): a 1-D integer index gathers rows
-    (op `gather`), a bool mask selects (op `masked_select`)."""
-    if not isinstance(index, _TENSOR_TYPES):
-        if isinstance(self, Variable):
-            raise BuildError("index a static Variable with a Variable, not a Python list or "
-                             "array", Where(op_type="gather"))
-        index = Tensor(np.asarray(index))
-    if index.dtype == np.bool_:
-        if "masked_select" not in OPS:
-            raise PyirError("indexing with a bool mask needs op masked_select, which pyir "
-                            "does not have yet; use pyir.where")
-        return _op("masked_select", {"X": self, "Mask": index}, {})
-    if len(index.shape) != 1:
-        if isinstance(self, Tensor) and self.stop_gradient:
-            return Tensor(self._value[np.asarray(index._value)])
-        raise PyirError(f"indexing with a {len(index.shape)}-D index is not differentiable in "
-                        f"pyir; use pyir.gather_nd or a 1-D index")
-    return apply_op("gather", {"X": self, "Index": index}, {"axis": 0}, anonymous=True)["Out"]
-
-
-def setitem(self, index, value):
-    """x[index] = value: op `set_value` where registered (static), else an eager in-place
-    write on a tensor that needs no gradient."""
-    if isinstance(self, Tensor):
-        if not self.stop_gradient and not self.is_leaf:
-            raise PyirError("in-place assignment to a tensor on the tape is not supported; "
-                            "build the result with pyir.where or pyir.concat")
-        self._value = np.array(self._value)
-        self._value[index] = np.asarray(value._value if isinstance(value, Tensor) else value)
-        return
-    raise PyirError("x[index] = value on a static Variable needs op set_value, which pyir "
-                    "does not have yet")
-
-
 # --- methods ---------------------------------------------------------------------------------
 def _transposed(self):
     """x.T: the dims reversed (op transpose2)."""
@@ -317,5 +220,10 @@ def install(functions: dict, method_names) -> None:
         for name in method_names:
             if name in functions and not name.startswith("_"):
                 setattr(cls, name, functions[name])
+        for name in EXTRA_METHODS:
+            if name in functions:
+                setattr(cls, name, functions[name])
+        for name, method in METHOD_ONLY.items():
+            setattr(cls, name, method)
         cls.astype = functions["cast"]
 
