@@ -8,10 +8,11 @@ from . import unsupported as _unsupported
 from .tensor.linalg import (  # noqa: F401
     cholesky, cholesky_inverse, cholesky_solve, cond, corrcoef, cov, cross, det, eig, eigh,
     eigvals, eigvalsh, householder_product, inv, lstsq, lu, lu_solve, lu_unpack, matmul,
-    matrix_exp, matrix_norm, matrix_power, matrix_rank, matrix_transpose, multi_dot, norm, ormqr,
+    matrix_exp, matrix_norm, matrix_power, matrix_rank, multi_dot, norm, ormqr,
     pca_lowrank, pinv, qr, slogdet, solve, svd, svd_lowrank, svdvals, triangular_solve, vecdot,
     vector_norm,
 )
+from .tensor.manip_shape import matrix_transpose  # noqa: F401
 
 __all__ = [
     "cholesky", "cholesky_inverse", "cholesky_solve", "cond", "corrcoef", "cov", "cross", "det",

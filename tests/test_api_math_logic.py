@@ -146,7 +146,7 @@ def test_type_predicates():
     assert pyir.is_floating_point(f) and not pyir.is_floating_point(i)
     assert pyir.is_integer(i) and not pyir.is_integer(b) and not pyir.is_integer(f)
     assert not pyir.is_complex(f)
-    with pytest.raises(BuildError, match="expects a Variable or Tensor"):
+    with pytest.raises(BuildError, match="is_integer expects a Tensor or Variable, got list"):
         pyir.is_integer([1, 2])
 
 

@@ -3,7 +3,7 @@ reduce_as, shard_index, diagonal, fill_diagonal_tensor, diag_embed, index_put.
 
 Importing this module also registers the sibling modules of this family
 (`set_value_ops`: set_value / repeat_interleave; `random_ops`: Paddle's random ops;
-`gather_slice`: gather / slice; `unique_ops`: unique / unique_consecutive).
+`gather_slice`: gather / slice).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from . import gather_slice, random_ops, set_value_ops, unique_ops  # noqa: F401  (their ops)
+from . import gather_slice, random_ops, set_value_ops  # noqa: F401  (their ops)
 from ._helpers import broadcast_shape, default_grad, int_list, rand, same_as, unbroadcast
 
 
@@ -180,26 +180,6 @@ def shard_index(X, index_num, nshards, shard_id, ignore_value):
     shard_size = (index_num + nshards - 1) // nshards
     inside = X // shard_size == shard_id
     return {"Out": np.where(inside, X % shard_size, ignore_value).astype(X.dtype)}
-
-
-# --- reduce_as ------------------------------------------------------------------------------------
-@register_op(
-    "reduce_as", inputs=["x", Slot("target", no_grad=True)], outputs=["out"],
-    infer=lambda ctx: {"out": VarSpec(ctx.input("target").shape, ctx.input("x").dtype)},
-    grad=default_grad("reduce_as_grad", out_grads=["out"], in_grads=["x"]),
-    doc="out = x summed over the dims it was broadcast along to reach target's shape",
-    examples=[Example({"x": rand(2, 3, 4), "target": rand(3, 1)},
-                      expect=lambda x, target: {"out": x.sum(0).sum(1, keepdims=True)})],
-)
-def reduce_as(x, target):
-    return {"out": unbroadcast(x, target.shape).astype(x.dtype)}
-
-
-@register_op("reduce_as_grad", inputs=["x", "target", "out@GRAD"], outputs=["x@GRAD"],
-             infer=same_as("x", out="x@GRAD"), grad_of="reduce_as",
-             doc="dx = dout broadcast back to x's shape")
-def reduce_as_grad(x, target, out_grad):
-    return {"x@GRAD": np.broadcast_to(out_grad.reshape(target.shape), x.shape).astype(x.dtype)}
 
 
 # --- diagonal / fill_diagonal_tensor / diag_embed -------------------------------------------------

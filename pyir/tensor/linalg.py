@@ -32,7 +32,7 @@ from .manipulation import reshape, transpose
 
 __all__ = [
     "matmul", "mm", "bmm", "dot", "mv", "addmm", "addmm_", "baddbmm", "baddbmm_", "einsum",
-    "tensordot", "kron", "outer", "inner", "cross", "trace", "matrix_transpose", "vecdot",
+    "tensordot", "kron", "outer", "inner", "cross", "trace", "vecdot",
     "multi_dot",
 ] + _norm_names + _matrix_names + _decomp_names + _misc_names
 
@@ -171,6 +171,11 @@ def _tensordot_axes(axes, nx: int, ny: int) -> tuple[list[int], list[int]]:
         if axes < 0 or axes > min(nx, ny):
             refuse("tensordot", f"axes {axes} must be in [0, {min(nx, ny)}]")
         return list(range(nx - axes, nx)), list(range(axes))
+    if not isinstance(axes, (list, tuple)) or not all(
+            isinstance(a, numbers.Integral) or (isinstance(a, (list, tuple)) and all(
+                isinstance(b, numbers.Integral) for b in a)) for a in axes):
+        refuse("tensordot", f"axes must be an int, a list of ints or two lists of ints, got "
+                            f"{axes!r}")
     axes = list(axes)
     if all(isinstance(a, numbers.Integral) for a in axes):
         ax_x = ax_y = [int(a) for a in axes]
@@ -277,19 +282,6 @@ def trace(x, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None =
         refuse("trace", f"axis1 ({axis1}) and axis2 ({axis2}) must differ")
     return dispatch.out("trace", {"Input": x}, {"offset": int(offset), "axis1": int(axis1),
                                                 "axis2": int(axis2)}, name=name)
-
-
-def matrix_transpose(x, name: str | None = None):
-    """x with its last two dims swapped (op `transpose2`).
-
-    Example:
-        >>> xt = pyir.linalg.matrix_transpose(x)
-    """
-    if ndim(x) < 2:
-        refuse("matrix_transpose", f"x must be at least 2-D, got {ndim(x)}-D")
-    perm = list(range(ndim(x)))
-    perm[-2], perm[-1] = perm[-1], perm[-2]
-    return transpose(x, perm, name=name)
 
 
 def vecdot(x, y, axis: int = -1, name: str | None = None):

@@ -25,7 +25,7 @@ _IN_PLACE = ["equal", "not_equal", "greater_than", "greater_equal", "less_than",
 
 __all__ = [*_COMPARE, *_LOGICAL, "logical_not", *_BITWISE, "bitwise_not", "bitwise_invert",
            "bitwise_left_shift", "bitwise_right_shift", "allclose", "isclose", "equal_all",
-           "is_tensor", "is_empty", "is_complex", "is_floating_point", "is_integer", "isin",
+           "is_tensor", "is_empty", "isin",
            *[f"{n}_" for n in _IN_PLACE]]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
@@ -201,33 +201,6 @@ def is_tensor(x) -> bool:
         >>> pyir.is_tensor(x)
     """
     return isinstance(x, TENSOR_TYPES)
-
-
-def is_complex(x) -> bool:
-    """Whether x has a complex dtype (never, in pyir, but checked).
-
-    Example:
-        >>> pyir.is_complex(x)
-    """
-    return dtype_of(need_tensor(x, "is_complex")).kind == "c"
-
-
-def is_floating_point(x) -> bool:
-    """Whether x has a floating dtype (float16/32/64).
-
-    Example:
-        >>> pyir.is_floating_point(x)
-    """
-    return dtype_of(need_tensor(x, "is_floating_point")).kind == "f"
-
-
-def is_integer(x) -> bool:
-    """Whether x has an integer dtype (bool is not an integer).
-
-    Example:
-        >>> pyir.is_integer(x)
-    """
-    return dtype_of(need_tensor(x, "is_integer")).kind in "iu"
 
 
 def isin(x, test_x, assume_unique: bool = False, invert: bool = False,

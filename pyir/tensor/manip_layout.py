@@ -20,7 +20,7 @@ from .manip_shape import flatten, tensor_ints, transpose
 __all__ = [
     "expand", "expand_as", "broadcast_to", "broadcast_tensors", "broadcast_shape",
     "broadcast_shapes", "tile", "flip", "reverse", "roll", "rot90", "repeat_interleave",
-    "numel", "rank", "shape", "tolist", "reduce_as", "crop", "shard_index",
+    "numel", "rank", "shape", "tolist", "crop", "shard_index",
 ]
 
 
@@ -217,15 +217,6 @@ def tolist(x):
         raise BuildError("tolist needs an eager Tensor; a static Variable has no values until "
                          "the program runs", _where("tolist"))
     return np.asarray(x.numpy() if isinstance(x, Tensor) else x).tolist()
-
-
-def reduce_as(x, target, name: str | None = None):
-    """x summed over the dims along which target would be broadcast to x (op `reduce_as`).
-
-    Example:
-        >>> y = pyir.reduce_as(x, target)
-    """
-    return out("reduce_as", {"x": x, "target": target}, name=name, slot="out")
 
 
 def crop(x, shape=None, offsets=None, name: str | None = None):

@@ -218,7 +218,9 @@ def install(functions: dict, method_names) -> None:
         cls.__array_ufunc__ = None  # numpy scalars on the left defer to the tensor
         cls.T = property(_transposed)
         for name in method_names:
-            if name in functions and not name.startswith("_"):
+            # a property of the class (shape, ndim, size, ...) stays what it is
+            if name in functions and not name.startswith("_") and \
+                    not isinstance(cls.__dict__.get(name), property):
                 setattr(cls, name, functions[name])
         for name in EXTRA_METHODS:
             if name in functions:
