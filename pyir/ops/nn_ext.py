@@ -141,3 +141,5 @@ def gumbel_softmax(X, temperature, hard, axis):
 def gumbel_softmax_grad(Out, Out_grad, temperature, hard, axis):
     dx = Out * (Out_grad - (Out_grad * Out).sum(axis=axis, keepdims=True)) / temperature
     return {"X@GRAD": dx.astype(Out_grad.dtype, copy=False)}
+
+from . import nn_loss  # noqa: E402,F401  (registers until pyir/ops/__init__.py imports it)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from ... import dtypes
 from ...dispatch import apply_op, inplace_of
 from ...dispatch import out as _out
-from ...errors import BuildError, Where
 from ...framework import Variable, unique_name
 from ...tensor import multiply, split
+from ._base import fail as _fail
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "swish", "mish", "sigmoid",
@@ -25,8 +25,6 @@ __all__ = [
 UNSUPPORTED: dict[str, str] = {}
 
 
-def _fail(fn: str, message: str, op_type: str | None = None):
-    raise BuildError(f"{fn}: {message}", Where(op_type=op_type or fn))
 
 
 def _written(result, out):

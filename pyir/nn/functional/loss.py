@@ -7,10 +7,31 @@ from ...errors import BuildError, Where
 from ...tensor import (cast, full_like, matmul, mean, multiply, reshape, squeeze, sum, transpose,
                        unsqueeze)
 
-__all__ = ["cross_entropy"]
+from ... import unsupported as _why
+from ._loss_basic import (binary_cross_entropy, binary_cross_entropy_with_logits, dice_loss,
+                          gaussian_nll_loss, kl_div, l1_loss, log_loss, mse_loss, nll_loss,
+                          npair_loss, poisson_nll_loss, sigmoid_focal_loss, smooth_l1_loss,
+                          softmax_with_cross_entropy, square_error_cost)
+from ._loss_margin import (cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
+                           multi_label_margin_loss, multi_label_soft_margin_loss,
+                           multi_margin_loss, soft_margin_loss, triplet_margin_loss,
+                           triplet_margin_with_distance_loss)
+
+__all__ = [
+    "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "dice_loss",
+    "gaussian_nll_loss", "kl_div", "l1_loss", "log_loss", "mse_loss", "nll_loss", "npair_loss",
+    "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss", "softmax_with_cross_entropy",
+    "square_error_cost", "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+    "multi_label_margin_loss", "multi_label_soft_margin_loss", "multi_margin_loss",
+    "soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
-UNSUPPORTED: dict[str, str] = {}
+UNSUPPORTED: dict[str, str] = {
+    "margin_cross_entropy": _why.DISTRIBUTED,
+    "rnnt_loss": "the RNN-T loss (warprnnt) is not implemented: its lattice kernel is large "
+                 "and rarely used",
+}
 
 _REDUCTIONS = ("mean", "sum", "none")
 
