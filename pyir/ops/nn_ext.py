@@ -143,3 +143,4 @@ def gumbel_softmax_grad(Out, Out_grad, temperature, hard, axis):
     return {"X@GRAD": dx.astype(Out_grad.dtype, copy=False)}
 
 from . import nn_loss  # noqa: E402,F401  (registers until pyir/ops/__init__.py imports it)
+from . import nn_conv  # noqa: E402,F401
