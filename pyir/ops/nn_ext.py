@@ -144,3 +144,4 @@ def gumbel_softmax_grad(Out, Out_grad, temperature, hard, axis):
 
 from . import nn_loss  # noqa: E402,F401  (registers until pyir/ops/__init__.py imports it)
 from . import nn_conv  # noqa: E402,F401
+from . import nn_pool  # noqa: E402,F401
