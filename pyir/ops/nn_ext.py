@@ -142,6 +142,69 @@ def gumbel_softmax_grad(Out, Out_grad, temperature, hard, axis):
     dx = Out * (Out_grad - (Out_grad * Out).sum(axis=axis, keepdims=True)) / temperature
     return {"X@GRAD": dx.astype(Out_grad.dtype, copy=False)}
 
+
+# --- rms_norm ---------------------------------------------------------------------------------
+_RMS_ATTRS = [Attr("normalized_shape", T.INTS, []), Attr("eps", T.FLOAT, 1e-5)]
+
+
+def _rms_rows(x, normalized_shape):
+    lead = x.shape[:x.ndim - len(normalized_shape)]
+    return x.reshape(int(np.prod(lead)), -1), lead
+
+
+def _rms_expect(input, weight, normalized_shape, eps=1e-5):
+    flat, lead = _rms_rows(input.astype(np.float64), normalized_shape)
+    inv = 1 / np.sqrt((flat ** 2).mean(1, keepdims=True) + eps)
+    out = (flat * inv).reshape(input.shape) * weight
+    return {"out": out.astype(input.dtype), "invvar": inv.reshape(lead).astype(np.float32)}
+
+
+@register_op(
+    "rms_norm", inputs=["input", Slot("weight", dispensable=True)],
+    outputs=["out", Slot("invvar", no_grad=True)], attrs=_RMS_ATTRS,
+    infer=lambda ctx: {"out": VarSpec(ctx.input("input").shape, ctx.input("input").dtype),
+                       "invvar": VarSpec(tuple(ctx.input("input").shape[:len(
+                           ctx.input("input").shape) - len(ctx.attr("normalized_shape"))]),
+                           np.dtype(np.float32))},
+    grad=default_grad("rms_norm_grad", uses=["input", "weight", "invvar"], out_grads=["out"],
+                      keep_empty=()),
+    doc="out = input / sqrt(mean(input^2 over the normalized dims) + eps) * weight; invvar the "
+        "inverse root (float32)",
+    examples=[Example({"input": rand(3, 4), "weight": rand(4)}, {"normalized_shape": [4]},
+                      _rms_expect),
+              Example({"input": rand(2, 3, 2).astype("float64"),
+                       "weight": rand(3, 2).astype("float64")},
+                      {"normalized_shape": [3, 2], "eps": 1e-3}, _rms_expect)],
+)
+def rms_norm(input, weight, normalized_shape, eps):
+    flat, lead = _rms_rows(input, normalized_shape)
+    inv = 1 / np.sqrt(np.square(flat).mean(1, keepdims=True) + eps)
+    out = (flat * inv).reshape(input.shape)
+    if weight is not None:
+        out = out * weight
+    return {"out": out.astype(input.dtype, copy=False),
+            "invvar": inv.reshape(lead).astype(np.float32)}
+
+
+@register_op("rms_norm_grad", inputs=["input", Slot("weight", dispensable=True), "invvar",
+                                      "out@GRAD"],
+             outputs=["input@GRAD", Slot("weight@GRAD", dispensable=True)], attrs=_RMS_ATTRS,
+             grad_of="rms_norm", infer=same_as("input", out="input@GRAD"),
+             doc="d input = inv (g - xhat mean(g xhat)), g = dout * weight; d weight = "
+                 "sum(dout * xhat)")
+def rms_norm_grad(input, weight, invvar, out_grad, normalized_shape, eps):
+    flat, _ = _rms_rows(input, normalized_shape)
+    inv = 1 / np.sqrt(np.square(flat).mean(1, keepdims=True) + eps)  # in input's precision
+    dout = out_grad.reshape(flat.shape)
+    g = dout if weight is None else dout * weight.reshape(1, -1)
+    xhat = flat * inv
+    dx = inv * (g - xhat * (g * xhat).mean(1, keepdims=True))
+    result = {"input@GRAD": dx.reshape(input.shape).astype(input.dtype)}
+    if weight is not None:
+        result["weight@GRAD"] = (dout * xhat).sum(0).reshape(weight.shape).astype(weight.dtype)
+    return result
+
 from . import nn_loss  # noqa: E402,F401  (registers until pyir/ops/__init__.py imports it)
 from . import nn_conv  # noqa: E402,F401
 from . import nn_pool  # noqa: E402,F401
+from . import nn_interp  # noqa: E402,F401
