@@ -208,3 +208,5 @@ from . import nn_loss  # noqa: E402,F401  (registers until pyir/ops/__init__.py 
 from . import nn_conv  # noqa: E402,F401
 from . import nn_pool  # noqa: E402,F401
 from . import nn_interp  # noqa: E402,F401
+from . import nn_vision  # noqa: E402,F401
+from . import nn_grid  # noqa: E402,F401
