@@ -7,8 +7,10 @@ from __future__ import annotations
 import numbers
 
 from ... import dtypes
+from ...dispatch import apply_op
 from ...dispatch import out as _out
 from ...errors import BuildError, Where
+from ...framework import Variable
 from ...tensor import cast, full_like, mean, sum
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -74,3 +76,14 @@ def sizes(value, n: int, what: str, fn: str) -> list[int]:
             isinstance(v, numbers.Integral) for v in value):
         return [int(v) for v in value]
     fail(fn, f"{what} must be an int or a list of {n} ints, got {value!r}")
+
+
+def written(result, out):
+    """`result`, also written into the caller's `out=` tensor when one is given (static: an
+    assign op into it; eager: its value)."""
+    if out is None:
+        return result
+    if isinstance(out, Variable):
+        return apply_op("assign", {"X": result}, outputs={"Out": out})["Out"]
+    out._value = result.numpy()
+    return out

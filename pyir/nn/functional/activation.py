@@ -7,11 +7,12 @@ compose a few, as Paddle's Python does. In-place variants come from `inplace_of`
 from __future__ import annotations
 
 from ... import dtypes
-from ...dispatch import apply_op, inplace_of
+from ...dispatch import inplace_of
 from ...dispatch import out as _out
-from ...framework import Variable, unique_name
+from ...framework import unique_name
 from ...tensor import multiply, split
 from ._base import fail as _fail
+from ._base import written
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "celu", "gelu", "silu", "swish", "mish", "sigmoid",
@@ -25,16 +26,6 @@ __all__ = [
 UNSUPPORTED: dict[str, str] = {}
 
 
-
-
-def _written(result, out):
-    """`result`, also written into the caller's `out=` tensor when one is given."""
-    if out is None:
-        return result
-    if isinstance(out, Variable):
-        return apply_op("assign", {"X": result}, outputs={"Out": out})["Out"]
-    out._value = result.numpy()
-    return out
 
 
 def relu(x, name: str | None = None):
@@ -145,7 +136,7 @@ def sigmoid(x, name: str | None = None, *, out=None):
     Example:
         >>> p = F.sigmoid(logits)
     """
-    return _written(_out("sigmoid", {"X": x}, name=name), out)
+    return written(_out("sigmoid", {"X": x}, name=name), out)
 
 
 def tanh(x, name: str | None = None, *, out=None):
@@ -154,7 +145,7 @@ def tanh(x, name: str | None = None, *, out=None):
     Example:
         >>> h = F.tanh(x)
     """
-    return _written(_out("tanh", {"X": x}, name=name), out)
+    return written(_out("tanh", {"X": x}, name=name), out)
 
 
 def hardsigmoid(x, slope: float = 0.1666667, offset: float = 0.5, name: str | None = None):
@@ -384,7 +375,7 @@ def softmax(x, axis: int = -1, dtype=None, name: str | None = None, *, out=None)
     Example:
         >>> p = pyir.nn.functional.softmax(logits, axis=-1)
     """
-    return _written(_softmax_like("softmax", x, axis, dtype, name), out)
+    return written(_softmax_like("softmax", x, axis, dtype, name), out)
 
 
 def log_softmax(x, axis: int = -1, dtype=None, name: str | None = None):

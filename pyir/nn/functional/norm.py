@@ -10,7 +10,9 @@ from ...dispatch import apply_op
 from ...dispatch import out as _out
 from ...eager import Tensor
 from ...tensor import full, reshape, scale, squeeze, unsqueeze
-from ._base import fail, maximum
+from ._base import fail, maximum, written
+from .common import pad
+from .pooling import avg_pool2d, avg_pool3d
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
            "local_response_norm", "normalize"]
@@ -52,8 +54,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: b
              "trainable_statistics": bool(trainable)}
     outputs = {"MeanOut": running_mean, "VarianceOut": running_var}
     outs = apply_op("batch_norm", {"X": x, "Scale": weight, "Bias": bias, "Mean": running_mean,
-                                   "Variance": running_var}, attrs, name=name,
-                    outputs=outputs if not isinstance(x, Tensor) else None)
+                                   "Variance": running_var}, attrs, name=name, outputs=outputs)
     _store(running_mean, outs["MeanOut"])
     _store(running_var, outs["VarianceOut"])
     return outs["Y"]
@@ -144,9 +145,6 @@ def local_response_norm(x, size: int, alpha: float = 1e-4, beta: float = 0.75, k
     Example:
         >>> y = F.local_response_norm(x, size=5)
     """
-    from .common import pad
-    from .pooling import avg_pool2d, avg_pool3d
-
     if data_format not in ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC"):
         fail("local_response_norm", f"data_format must be one of NCL, NLC, NCHW, NHWC, NCDHW, "
                                     f"NDHWC, got {data_format!r}")
@@ -191,7 +189,4 @@ def normalize(x, p: float = 2, axis: int = 1, epsilon: float = 1e-12, out=None,
                                      "epsilon": float(epsilon), "asvector": False})
     eps = full([1], float(epsilon), x.dtype)
     result = _out("elementwise_div", {"X": x, "Y": maximum(norm, eps)}, {"axis": -1}, name=name)
-    if out is not None:
-        from .activation import _written
-        return _written(result, out)
-    return result
+    return written(result, out)
