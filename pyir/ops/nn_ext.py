@@ -210,3 +210,4 @@ from . import nn_pool  # noqa: E402,F401
 from . import nn_interp  # noqa: E402,F401
 from . import nn_vision  # noqa: E402,F401
 from . import nn_grid  # noqa: E402,F401
+from . import nn_ctc  # noqa: E402,F401

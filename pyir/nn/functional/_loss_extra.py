@@ -1,0 +1,106 @@
+"""Sequence and large-vocabulary losses of `paddle.nn.functional`: ctc_loss (op `warpctc`),
+hsigmoid_loss (op `hierarchical_sigmoid`) and adaptive_log_softmax_with_loss (composed with
+masks); `loss.py` re-exports them."""
+
+from __future__ import annotations
+
+from ...dispatch import apply_op
+from ...dispatch import out as _out
+from ...tensor import cast, full_like, mean, squeeze, sum, unsqueeze
+from ._base import check_reduction, fail, where, zeros_of
+from .activation import log_softmax
+from .common import linear
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank: int = 0,
+             reduction: str = "mean", norm_by_times: bool = False, zero_infinity: bool = False):
+    """The CTC loss of unnormalized scores log_probs [T, B, C] (softmax taken inside, op
+    `warpctc`) against padded labels [B, L]; mean divides each loss by its label length first.
+
+    Example:
+        >>> loss = F.ctc_loss(logits, labels, input_lengths, label_lengths)
+    """
+    check_reduction("ctc_loss", reduction)
+    if len(log_probs.shape) != 3:
+        fail("ctc_loss", f"log_probs must be 3-D [T, B, C], got shape {list(log_probs.shape)}",
+             "warpctc")
+    outs = apply_op("warpctc", {"Logits": log_probs, "Label": labels,
+                                "LogitsLength": input_lengths, "LabelLength": label_lengths},
+                    {"blank": int(blank), "norm_by_times": bool(norm_by_times)})
+    loss = squeeze(outs["Loss"], [-1])
+    if zero_infinity:
+        loss = where(_out("isinf_v2", {"X": loss}), zeros_of(loss), loss)
+    if reduction == "mean":
+        return mean(loss / cast(label_lengths, loss.dtype))
+    if reduction == "sum":
+        return sum(loss)
+    return loss
+
+
+def hsigmoid_loss(input, label, num_classes: int, weight, bias=None, path_table=None,
+                  path_code=None, is_sparse: bool = False, name: str | None = None):
+    """The hierarchical sigmoid loss over a binary tree of classes (the default complete tree,
+    or path_table / path_code) (op `hierarchical_sigmoid`); returns [N, 1].
+
+    Example:
+        >>> loss = F.hsigmoid_loss(x, label, num_classes=10, weight=w)   # w [9, D]
+    """
+    if (path_table is None) != (path_code is None):
+        fail("hsigmoid_loss", "path_table and path_code must be given together",
+             "hierarchical_sigmoid")
+    if path_table is None and num_classes < 2:
+        fail("hsigmoid_loss", f"num_classes must be at least 2, got {num_classes}",
+             "hierarchical_sigmoid")
+    outs = apply_op("hierarchical_sigmoid",
+                    {"X": input, "W": weight, "Label": label, "PathTable": path_table,
+                     "PathCode": path_code, "Bias": bias},
+                    {"num_classes": int(num_classes), "is_sparse": bool(is_sparse)}, name=name)
+    return outs["Out"]
+
+
+def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cutoffs,
+                                   head_bias=None, name: str | None = None):
+    """The log-probability of each label under an adaptive softmax (a head over the
+    shortlist and one entry per cluster, each cluster a two-layer tail), and the mean
+    negative log-likelihood; returns (output [N], loss).
+
+    Example:
+        >>> out, loss = F.adaptive_log_softmax_with_loss(x, y, head_w, tails, [4, 8])
+    """
+    fn = "adaptive_log_softmax_with_loss"
+    if len(label.shape) == 1:
+        if len(input.shape) != 2:
+            fail(fn, f"a 1-D label needs a 2-D input, got shape {list(input.shape)}")
+        if input.shape[0] != label.shape[0]:
+            fail(fn, "input and label must have the same batch size")
+    elif len(label.shape) == 0:
+        if len(input.shape) != 1:
+            fail(fn, f"a 0-D label needs a 1-D input, got shape {list(input.shape)}")
+    else:
+        fail(fn, "label must be 0-D or 1-D")
+    batched = len(label.shape) == 1
+    if not batched:
+        input, label = unsqueeze(input, [0]), unsqueeze(label, [0])
+    cutoffs = [int(c) for c in cutoffs]
+    if len(tail_weights) != len(cutoffs) - 1:
+        fail(fn, f"{len(cutoffs) - 1} clusters need as many tail weight pairs, got "
+                 f"{len(tail_weights)}")
+    head = log_softmax(linear(input, head_weight, head_bias), axis=1)
+    gather = label
+    output = None
+    for i in range(1, len(cutoffs)):
+        low, high = cutoffs[i - 1], cutoffs[i]
+        inside = _out("logical_and", {"X": label >= low, "Y": label < high})
+        gather = where(inside, full_like(label, cutoffs[0] + i - 1), gather)
+        tail = log_softmax(linear(linear(input, tail_weights[i - 1][0]),
+                                  tail_weights[i - 1][1]), axis=1)
+        relative = where(inside, label - low, zeros_of(label))
+        picked = squeeze(_out("take_along_axis", {"Input": tail, "Index": unsqueeze(
+            relative, [1])}, {"Axis": 1}, slot="Result"), [1])
+        term = where(inside, picked, zeros_of(picked))
+        output = term if output is None else output + term
+    head_part = squeeze(_out("take_along_axis", {"Input": head, "Index": unsqueeze(gather, [1])},
+                             {"Axis": 1}, slot="Result"), [1])
+    output = head_part if output is None else output + head_part
+    loss = mean(-output)
+    return (output if batched else squeeze(output, [0])), loss
