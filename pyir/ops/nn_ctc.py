@@ -149,7 +149,10 @@ def warpctc_grad(WarpCTCGrad, Logits, LogitsLength, Loss_grad, blank, norm_by_ti
 
 
 # --- hierarchical_sigmoid (hsigmoid_loss) --------------------------------------------------------
-_HS_ATTRS = [Attr("num_classes", T.INT, 2), Attr("is_sparse", T.BOOLEAN, False)]
+# Paddle keeps its old parameter-server attributes on the op (empty, unused here).
+_HS_ATTRS = [Attr("num_classes", T.INT, 2), Attr("is_sparse", T.BOOLEAN, False),
+             Attr("table_names", T.STRINGS, []), Attr("epmap", T.STRINGS, []),
+             Attr("height_sections", T.INTS, []), Attr("trainer_id", T.INT, 0)]
 
 
 def _paths(Label, PathTable, PathCode, num_classes):
@@ -225,7 +228,8 @@ def _hs_expect(X, W, Label, PathTable=None, PathCode=None, Bias=None, num_classe
                 _hs_expect),
     ],
 )
-def hierarchical_sigmoid(X, W, Label, PathTable, PathCode, Bias, num_classes, is_sparse):
+def hierarchical_sigmoid(X, W, Label, PathTable, PathCode, Bias, num_classes, is_sparse,
+                         table_names, epmap, height_sections, trainer_id):
     index, bits, valid = _paths(Label, PathTable, PathCode, num_classes)
     pre = _hs_pre(X, W, Bias, index, valid)
     soft = np.log1p(np.exp(pre))
@@ -243,7 +247,8 @@ def hierarchical_sigmoid(X, W, Label, PathTable, PathCode, Bias, num_classes, is
     doc="g = (sigmoid(z) - bit) * dOut on the path; dX = sum g W[node], dW[node] += g X, "
         "dBias[node] += g")
 def hierarchical_sigmoid_grad(X, W, Label, PathTable, PathCode, Bias, PreOut, Out_grad,
-                              num_classes, is_sparse):
+                              num_classes, is_sparse, table_names, epmap, height_sections,
+                              trainer_id):
     index, bits, valid = _paths(Label, PathTable, PathCode, num_classes)
     g = ((1.0 - np.exp(-PreOut)) - bits) * np.asarray(Out_grad).reshape(-1, 1) * valid
     dw = np.zeros(W.shape, np.float64)

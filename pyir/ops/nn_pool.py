@@ -69,14 +69,14 @@ def _last(fmt):
 def _infer_pool(n, with_mask=False):
     def infer(ctx):
         x, a = ctx.input("X"), ctx.attrs
-        last = _last(a["data_format"])
+        last = _last(a.get("data_format", "NCHW"))
         sizes = list(x.shape[1:1 + n]) if last else list(x.shape[2:2 + n])
         if -1 in sizes:
             outs = [-1] * n
         else:
             _, outs = pool_plan(sizes, a["ksize"], a["strides"], a["paddings"],
-                                a["padding_algorithm"], a["global_pooling"], a["adaptive"],
-                                a["ceil_mode"], a["exclusive"])
+                                a.get("padding_algorithm", "EXPLICIT"), a["global_pooling"],
+                                a["adaptive"], a["ceil_mode"], a.get("exclusive", True))
         c = x.shape[-1] if last else x.shape[1]
         shape = (x.shape[0], *outs, c) if last else (x.shape[0], c, *outs)
         specs = {"Out": VarSpec(shape, x.dtype)}
@@ -219,16 +219,17 @@ def _mask_expect(n):
 
 
 def _register_with_index(op_type, n, examples):
-    attrs = _pool_attrs(n, [Attr("use_cudnn", T.BOOLEAN, False)])
+    attrs = [Attr("ksize", T.INTS, REQUIRED), Attr("global_pooling", T.BOOLEAN, False),
+             Attr("strides", T.INTS, [1] * n), Attr("paddings", T.INTS, [0] * n),
+             Attr("adaptive", T.BOOLEAN, False), Attr("ceil_mode", T.BOOLEAN, False)]
 
-    def kernel(X, pooling_type, ksize, global_pooling, strides, paddings, exclusive, adaptive,
-               ceil_mode, data_format, padding_algorithm, use_cudnn):
+    def kernel(X, ksize, global_pooling, strides, paddings, adaptive, ceil_mode):
         out, mask = _max_with_index(X, ksize, global_pooling, strides, paddings, adaptive,
                                     ceil_mode)
         return {"Out": out, "Mask": mask}
 
-    def grad_kernel(X, Mask, Out_grad, pooling_type, ksize, global_pooling, strides, paddings,
-                    exclusive, adaptive, ceil_mode, data_format, padding_algorithm, use_cudnn):
+    def grad_kernel(X, Mask, Out_grad, ksize, global_pooling, strides, paddings, adaptive,
+                    ceil_mode):
         dx = np.zeros((X.shape[0], X.shape[1], int(np.prod(X.shape[2:]))), Out_grad.dtype)
         b, c = np.ogrid[:X.shape[0], :X.shape[1]]
         np.add.at(dx, (b[..., None], c[..., None], Mask.reshape(X.shape[0], X.shape[1], -1)),

@@ -93,8 +93,7 @@ def _conv_nd(fn, n, x, weight, bias, stride, padding, dilation, groups, data_for
     paddings, algorithm = conv_padding(padding, channel_last, n, fn)
     attrs = {"strides": sizes(stride, n, "stride", fn), "paddings": paddings,
              "dilations": sizes(dilation, n, "dilation", fn), "groups": int(groups),
-             "padding_algorithm": algorithm, "data_format": data_format,
-             "use_cudnn": False}
+             "padding_algorithm": algorithm, "data_format": data_format}
     op_type = "conv3d" if n == 3 else "conv2d"
     if n == 2 and channels == groups and channels != 1 and weight.shape[0] % channels == 0:
         op_type = "depthwise_conv2d"
@@ -139,7 +138,7 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     attrs = {"strides": [1, *sizes(stride, 1, "stride", "conv1d")], "paddings": paddings,
              "dilations": [1, *sizes(dilation, 1, "dilation", "conv1d")],
              "groups": int(groups), "padding_algorithm": algorithm,
-             "data_format": "NHWC" if channel_last else "NCHW", "use_cudnn": False}
+             "data_format": "NHWC" if channel_last else "NCHW"}
     weight = unsqueeze(_out("assign", {"X": weight}), [-2])
     axis = -3 if channel_last else -2
     out = _out("conv2d", {"Input": unsqueeze(x, [axis]), "Filter": weight}, attrs,
@@ -174,7 +173,7 @@ def _conv_transpose_nd(fn, n, x, weight, bias, stride, padding, output_padding, 
     attrs = {"output_padding": pad_attr, "output_size": size_attr, "strides": stride,
              "paddings": paddings, "padding_algorithm": algorithm,
              "dilations": sizes(dilation, n, "dilation", fn), "groups": int(groups),
-             "use_cudnn": False, "data_format": fmt}
+             "data_format": fmt}
     out = _out(op_type, {"Input": x, "Filter": weight}, attrs, name=name, slot="Output")
     return _add_bias(out, bias, -1 if channel_last else 1, reshaped=n == 2)
 
@@ -222,7 +221,7 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
              "output_size": size_attr + [1] if size_attr else [], "strides": stride,
              "paddings": paddings, "padding_algorithm": algorithm,
              "dilations": [*sizes(dilation, 1, "dilation", fn), 1], "groups": int(groups),
-             "use_cudnn": False, "data_format": "NHWC" if channel_last else "NCHW"}
+             "data_format": "NHWC" if channel_last else "NCHW"}
     axis = -2 if channel_last else -1
     op_type = "conv2d_transpose"
     if x.shape[-1 if channel_last else 1] == groups and groups != 1 and weight.shape[1] == 1:

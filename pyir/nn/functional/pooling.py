@@ -62,10 +62,13 @@ def _low_nd(padding):
 
 def _pool_op(op_type, x, kind, ksize, strides, paddings, algorithm, ceil_mode, exclusive,
              data_format, name, mask=False):
-    attrs = {"pooling_type": kind, "ksize": ksize, "global_pooling": False, "strides": strides,
-             "paddings": paddings, "padding_algorithm": algorithm, "use_cudnn": False,
-             "ceil_mode": bool(ceil_mode), "exclusive": bool(exclusive),
-             "data_format": data_format}
+    """pool2d / pool3d with Paddle's attributes, or max_pool{2,3}d_with_index (which keeps
+    only the window attributes)."""
+    attrs = {"ksize": ksize, "global_pooling": False, "strides": strides,
+             "paddings": paddings, "ceil_mode": bool(ceil_mode)}
+    if not mask:
+        attrs.update(pooling_type=kind, padding_algorithm=algorithm, use_cudnn=True,
+                     exclusive=bool(exclusive), data_format=data_format)
     outs = apply_op(op_type, {"X": x}, attrs, name=name)
     return (outs["Out"], outs["Mask"]) if mask else outs["Out"]
 
@@ -230,9 +233,8 @@ def adaptive_avg_pool3d(x, output_size, data_format: str = "NCDHW", name: str | 
 def _adaptive_max(fn, n, x, output_size, return_mask, name):
     _check_rank(fn, x, n + 2)
     size = _output_size(fn, output_size, n, x.shape[2:])
-    outs = apply_op(f"max_pool{n}d_with_index", {"X": x}, {"pooling_type": "max", "ksize": size,
-                                                          "adaptive": True, "ceil_mode": False},
-                    name=name)
+    outs = apply_op(f"max_pool{n}d_with_index", {"X": x}, {"ksize": size, "adaptive": True,
+                                                          "ceil_mode": False}, name=name)
     return (outs["Out"], outs["Mask"]) if return_mask else outs["Out"]
 
 
@@ -245,8 +247,7 @@ def adaptive_max_pool1d(x, output_size, return_mask: bool = False, name: str | N
     _check_rank("adaptive_max_pool1d", x, 3)
     size = _output_size("adaptive_max_pool1d", output_size, 1, x.shape[2:])
     outs = apply_op("max_pool2d_with_index", {"X": unsqueeze(x, [2])},
-                    {"pooling_type": "max", "ksize": [1, *size], "adaptive": True,
-                     "ceil_mode": False})
+                    {"ksize": [1, *size], "adaptive": True, "ceil_mode": False})
     out = squeeze(outs["Out"], [2], name=name)
     return (out, squeeze(outs["Mask"], [2])) if return_mask else out
 
