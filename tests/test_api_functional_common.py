@@ -353,3 +353,18 @@ def test_refusals(call, match):
 def test_class_center_sample_says_why():
     with pytest.raises(NotImplementedError, match="distributed"):
         F.class_center_sample(None, 10, 5)
+
+
+def test_channel_dropout_with_a_batch_dim_unknown_until_run_time():
+    x = pyir.static.data("x", [None, 30, 2, 2], "float32")
+    y = F.dropout2d(x, 0.3)
+    z = F.feature_alpha_dropout(x, 0.5)
+    pyir.seed(0)
+    a, b = pyir.static.Executor().run(pyir.static.default_main_program(),
+                                      feed={"x": np.ones((40, 30, 2, 2), np.float32)},
+                                      fetch_list=[y, z])
+    assert a.shape == (40, 30, 2, 2)
+    np.testing.assert_allclose(np.unique(a), [0.0, 1 / 0.7], rtol=1e-6)
+    assert abs((a[:, :, 0, 0] != 0).mean() - 0.7) < 0.04
+    assert (a.reshape(1200, -1).std(-1) == 0).all() and (b.reshape(1200, -1).std(-1) == 0).all()
+    assert len(np.unique(b)) == 2

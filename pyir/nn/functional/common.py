@@ -82,9 +82,24 @@ def dropout(x, p: float = 0.5, axis=None, training: bool = True, inplace: bool =
         return scale(x, 0.0)
     scaled = scale(x, 1.0 / (1.0 - p)) if mode == "upscale_in_train" else x
     mask_shape = [x.shape[i] if i in axes else 1 for i in range(len(x.shape))]
-    keep = _out("greater_equal", {"X": uniform(mask_shape, "float32", 0.0, 1.0),
-                                  "Y": full([1], float(p), "float32")})
-    return multiply(scaled, cast(keep, x.dtype), name=name)
+    return multiply(scaled, _keep_mask(x, mask_shape, p), name=name)
+
+
+def _keep_mask(x, mask_shape, p):
+    """A 0/1 mask of mask_shape in x's dtype, 1 with probability 1 - p: uniform_random
+    compared with p, as Paddle draws it; with a dimension unknown until run time (-1), the
+    dropout op applied to ones of that shape (uniform_random needs a fixed shape)."""
+    if all(d >= 0 for d in mask_shape):
+        keep = _out("greater_equal", {"X": uniform(mask_shape, "float32", 0.0, 1.0),
+                                      "Y": full([1], float(p), "float32")})
+        return cast(keep, x.dtype)
+    reduced = [i for i, d in enumerate(mask_shape) if d == 1 and x.shape[i] != 1]
+    ones = _out("fill_any_like", {"X": x}, {"value": 1.0, "dtype": -1})
+    if reduced:
+        ones = _out("reduce_max", {"X": ones}, {"dim": reduced, "keep_dim": True,
+                                                "reduce_all": False})
+    return _out("dropout", {"X": ones}, {"dropout_prob": float(p), "is_test": False,
+                                         "dropout_implementation": "downgrade_in_infer"})
 
 
 def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -148,13 +163,10 @@ def _alpha_dropout(fn, x, p, training, feature, name):
     if feature and len(x.shape) < 2:
         fail(fn, "x must have at least 2 dimensions")
     shape = list(x.shape[:2]) + [1] * (len(x.shape) - 2) if feature else list(x.shape)
-    keep = _out("greater_equal", {"X": uniform(shape, "float32", 0.0, 1.0),
-                                  "Y": full(shape, float(p), "float32")})
-    keep = cast(keep, x.dtype)
-    drop = full(shape, 1.0, x.dtype) - keep
+    keep = _keep_mask(x, shape, p)
+    drop = scale(keep, -1.0, 1.0)  # 1 - keep
     y = multiply(x, keep) + scale(drop, alpha_p)
-    return _out("elementwise_add", {"X": scale(y, a), "Y": full(shape, b, x.dtype)},
-                {"axis": -1}, name=name)
+    return scale(y, a, b, name=name)
 
 
 def alpha_dropout(x, p: float = 0.5, training: bool = True, name: str | None = None):
