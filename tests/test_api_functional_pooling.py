@@ -209,6 +209,35 @@ def test_refusals(call, match):
         call(x)
 
 
-def test_fractional_max_pool_says_why():
-    with pytest.raises(NotImplementedError, match="fractional max pooling"):
-        F.fractional_max_pool2d(None, 2)
+FRAC_X = np.sin(np.arange(63, dtype=np.float32) * 1.7).reshape(1, 1, 7, 9)
+# Produced by Paddle 3.3.1 for FRAC_X:
+PADDLE_FRAC_MASKS = {
+    (None, 0.3): [[[[1, 12, 5, 16], [27, 38, 23, 34], [45, 56, 49, 53]]]],
+    ((2, 3), 0.7): [[[[1, 12, 16], [38, 30, 34], [45, 49, 60]]]],
+}
+
+
+@pytest.mark.parametrize("kernel, u", list(PADDLE_FRAC_MASKS))
+def test_fractional_max_pool2d_matches_paddle(kernel, u):
+    size = [3, 4] if kernel is None else [3, 3]
+    (out, mask), ops = run_static(lambda t: F.fractional_max_pool2d(t, size, kernel, u,
+                                                                    return_mask=True), [FRAC_X])
+    assert ops[-1].type == "fractional_max_pool2d" and ops[-1].attr("random_u") == \
+        pytest.approx(u)
+    np.testing.assert_array_equal(mask, PADDLE_FRAC_MASKS[(kernel, u)])
+    np.testing.assert_allclose(out, FRAC_X.reshape(-1)[mask], rtol=0)
+    x = FRAC_X.astype(np.float64)
+    (_,), (grad,) = run_eager(lambda t: F.fractional_max_pool2d(t, size, kernel, u), [x],
+                              grad_of=(0,))
+    weights = np.random.default_rng(7).uniform(0.5, 1.5, mask.shape)
+    want = np.zeros(x.size)
+    np.add.at(want, np.asarray(mask).reshape(-1), weights.reshape(-1))
+    np.testing.assert_allclose(grad.reshape(-1), want)
+
+
+def test_fractional_max_pool_random_windows_and_refusal():
+    x = np.random.default_rng(1).uniform(-1, 1, (1, 2, 5, 6, 7))
+    (out,), _ = run_eager(lambda t: F.fractional_max_pool3d(t, [2, 3, 3]), [x])
+    assert out.shape == (1, 2, 2, 3, 3) and np.isin(out, x).all()
+    with pytest.raises(BuildError, match="random_u must be in"):
+        F.fractional_max_pool2d(pyir.static.data("x", [1, 1, 7, 9], "float32"), 3, random_u=1.0)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import default_grad, rand, same_as
+from ._helpers import default_grad, rand, rng_for, same_as
 from .nn_conv import channels_back, channels_first, nd_pads
 from .pool import _adaptive_bounds, _axis_bounds
 
@@ -383,3 +383,111 @@ def lp_pool2d_grad(x, out, out_grad, kernel_size, strides, paddings, ceil_mode, 
         dx[sl] += scale[(slice(None), slice(None)) + idx][..., None, None] * \
             xc[sl] ** (norm_type - 1.0)
     return {"x@GRAD": channels_back(dx, last)}
+
+
+# --- fractional_max_pool{2,3}d -----------------------------------------------------------------
+_FRAC_ATTRS = [Attr("output_size", T.INTS, REQUIRED), Attr("kernel_size", T.INTS, []),
+               Attr("random_u", T.FLOAT, 0.0), Attr("return_mask", T.BOOLEAN, True)]
+
+
+def _fractional_bounds(size, out, pool, u):
+    """Window [start, end) per output index along one axis, Paddle's float32 arithmetic:
+    alpha = (size - pool) / (out - (pool > 0)), u rescaled so windows stay inside."""
+    f = np.float32
+    alpha = f(size - pool) / f(out - (1 if pool > 0 else 0))
+    if pool <= 0:
+        base = size // out
+        u = f(u) * min(f(base + 2) / alpha - f(1), f(size + 1 - base) / alpha - f(out - 1))
+    idx = np.arange(out, dtype=np.float32)
+    start = ((idx + f(u)) * alpha).astype(np.int64) - np.int64(f(u) * alpha)
+    if pool > 0:
+        end = start + pool
+    else:
+        end = ((idx + f(1) + f(u)) * alpha).astype(np.int64) - np.int64(f(u) * alpha)
+    start, end = np.maximum(start, 0), np.minimum(end, size)
+    return start, end, end - start
+
+
+def _fractional(x, output_size, kernel_size, random_u):
+    u = random_u if random_u > 0 else float(rng_for(0).uniform(0.0, 1.0))
+    pools = list(kernel_size) if kernel_size else [0] * len(output_size)
+    plan = [_fractional_bounds(s, o, p, u) for s, o, p in zip(x.shape[2:], output_size, pools)]
+    out = np.zeros(x.shape[:2] + tuple(output_size), x.dtype)
+    mask = np.zeros(out.shape, np.int32)
+    for idx, sl, _ in _cells(plan, output_size):
+        cell = (slice(None), slice(None)) + idx
+        win = x[sl]
+        out[cell] = win.reshape(x.shape[0], x.shape[1], -1).max(axis=2)
+        mask[cell] = _window_argmax(win, [s.start for s in sl[2:]], x.shape[2:])
+    return out, mask
+
+
+def _frac_expect(x, output_size, kernel_size=(), random_u=0.5, **_):
+    """Loop reference: Paddle's start / end formulas evaluated per index in float32."""
+    f = np.float32
+    n = len(output_size)
+    bounds = []
+    for a in range(n):
+        size, out = x.shape[2 + a], output_size[a]
+        pool = kernel_size[a] if kernel_size else 0
+        alpha = f(size - pool) / f(out - (1 if pool else 0))
+        u = f(random_u)
+        if not pool:
+            base = size // out
+            u = u * min(f(base + 2) / alpha - 1, f(size + 1 - base) / alpha - f(out - 1))
+        axis = []
+        for i in range(out):
+            s = int(f(i + u) * alpha) - int(u * alpha)
+            e = s + pool if pool else int(f(i + 1 + u) * alpha) - int(u * alpha)
+            axis.append((max(s, 0), min(e, size)))
+        bounds.append(axis)
+    res = np.zeros(x.shape[:2] + tuple(output_size), x.dtype)
+    mask = np.zeros(res.shape, np.int32)
+    for b, c in np.ndindex(*x.shape[:2]):
+        for idx in itertools.product(*[range(o) for o in output_size]):
+            best, where = -np.inf, -1
+            for pos in itertools.product(*[range(*bounds[a][i]) for a, i in enumerate(idx)]):
+                if x[(b, c) + pos] > best:
+                    best, where = x[(b, c) + pos], np.ravel_multi_index(pos, x.shape[2:])
+            res[(b, c) + idx], mask[(b, c) + idx] = best, where
+    return {"out": res, "mask": mask}
+
+
+def _register_fractional(op_type, examples):
+    def infer(ctx):
+        x = ctx.input("x")
+        shape = (x.shape[0], x.shape[1], *ctx.attr("output_size"))
+        return {"out": VarSpec(shape, x.dtype), "mask": VarSpec(shape, np.dtype(np.int32))}
+
+    def kernel(x, output_size, kernel_size, random_u, return_mask):
+        out, mask = _fractional(x, output_size, kernel_size, random_u)
+        return {"out": out, "mask": mask}
+
+    def grad_kernel(x, mask, out_grad, output_size, kernel_size, random_u, return_mask):
+        n, c = x.shape[:2]
+        dx = np.zeros((n, c, int(np.prod(x.shape[2:]))), out_grad.dtype)
+        b, ch = np.ogrid[:n, :c]
+        np.add.at(dx, (b[..., None], ch[..., None], mask.reshape(n, c, -1)),
+                  out_grad.reshape(n, c, -1))
+        return {"x@GRAD": dx.reshape(x.shape)}
+
+    register_op(op_type, inputs=["x"], outputs=["out", Slot("mask", no_grad=True)],
+                attrs=_FRAC_ATTRS, infer=infer,
+                grad=default_grad(f"{op_type}_grad", uses=["x", "mask"], out_grads=["out"]),
+                doc="out = the max over pseudo-random windows (Graham's fractional pooling, "
+                    "offset random_u, drawn when 0); mask = the flat index of each maximum",
+                examples=examples)(kernel)
+    register_op(f"{op_type}_grad", inputs=["x", "mask", "out@GRAD"], outputs=["x@GRAD"],
+                attrs=_FRAC_ATTRS, grad_of=op_type, infer=same_as("x", out="x@GRAD"),
+                doc="dx[mask] += dout")(grad_kernel)
+
+
+_register_fractional("fractional_max_pool2d", [
+    Example({"x": rand(2, 2, 7, 9)}, {"output_size": [3, 4], "random_u": 0.3}, _frac_expect),
+    Example({"x": rand(1, 2, 8, 7).astype("float64")},
+            {"output_size": [3, 3], "kernel_size": [2, 3], "random_u": 0.7}, _frac_expect),
+])
+_register_fractional("fractional_max_pool3d", [
+    Example({"x": rand(1, 2, 5, 6, 7)}, {"output_size": [2, 3, 3], "random_u": 0.45},
+            _frac_expect),
+])

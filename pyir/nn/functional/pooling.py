@@ -16,16 +16,11 @@ __all__ = [
     "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "max_unpool1d",
-    "max_unpool2d", "max_unpool3d",
+    "max_unpool2d", "max_unpool3d", "fractional_max_pool2d", "fractional_max_pool3d",
 ]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
-UNSUPPORTED: dict[str, str] = {
-    "fractional_max_pool2d": "fractional max pooling draws its windows from Paddle's GPU/CPU "
-                             "random stream, which pyir cannot reproduce",
-    "fractional_max_pool3d": "fractional max pooling draws its windows from Paddle's GPU/CPU "
-                             "random stream, which pyir cannot reproduce",
-}
+UNSUPPORTED: dict[str, str] = {}
 
 _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
@@ -391,3 +386,40 @@ def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format: s
                 "paddings": [0, *paddings], "output_size": [1, *size]})
     return squeeze(out, [2], name=name)
 
+
+
+def _fractional(fn, n, x, output_size, kernel_size, random_u, return_mask, name):
+    _check_rank(fn, x, n + 2)
+    if random_u is None:
+        random_u = 0.0
+    elif not 0 < random_u < 1:
+        fail(fn, f"random_u must be in (0, 1), got {random_u}")
+    ksize = [0] * n if kernel_size is None else sizes(kernel_size, n, "kernel_size", fn)
+    size = _output_size(fn, output_size, n, x.shape[2:])
+    outs = apply_op(f"fractional_max_pool{n}d", {"x": x},
+                    {"output_size": size, "kernel_size": ksize, "random_u": float(random_u),
+                     "return_mask": bool(return_mask)}, name=name)
+    return (outs["out"], outs["mask"]) if return_mask else outs["out"]
+
+
+def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None,
+                          return_mask: bool = False, name: str | None = None):
+    """Max over pseudo-random windows giving output_size (op `fractional_max_pool2d`); the
+    offset random_u in (0, 1) fixes the windows, else it is drawn from pyir's stream.
+
+    Example:
+        >>> y = F.fractional_max_pool2d(x, [5, 5], random_u=0.3)
+    """
+    return _fractional("fractional_max_pool2d", 2, x, output_size, kernel_size, random_u,
+                       return_mask, name)
+
+
+def fractional_max_pool3d(x, output_size, kernel_size=None, random_u=None,
+                          return_mask: bool = False, name: str | None = None):
+    """Max over pseudo-random 3-D windows (op `fractional_max_pool3d`).
+
+    Example:
+        >>> y = F.fractional_max_pool3d(x, [2, 3, 3], random_u=0.5)
+    """
+    return _fractional("fractional_max_pool3d", 3, x, output_size, kernel_size, random_u,
+                       return_mask, name)
