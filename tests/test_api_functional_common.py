@@ -350,9 +350,21 @@ def test_refusals(call, match):
         call(x)
 
 
-def test_class_center_sample_says_why():
-    with pytest.raises(NotImplementedError, match="distributed"):
-        F.class_center_sample(None, 10, 5)
+def test_class_center_sample():
+    label = np.array([5, 2, 5, 9, 17])
+    (remapped, centers), ops = run_static(lambda t: F.class_center_sample(t, 20, 7), [label])
+    assert ops[-1].type == "class_center_sample" and ops[-1].attr("num_samples") == 7
+    # Paddle 3.3.1 gives [1, 0, 1, 2, 3] and [2, 5, 9, 17, <3 random other classes>]
+    np.testing.assert_array_equal(remapped, [1, 0, 1, 2, 3])
+    np.testing.assert_array_equal(centers[:4], [2, 5, 9, 17])
+    assert len(set(centers.tolist())) == 7 and set(centers[4:]).isdisjoint({2, 5, 9, 17})
+    assert ((centers >= 0) & (centers < 20)).all()
+    (remapped, centers), _ = run_eager(lambda t: F.class_center_sample(t, 20, 2), [label])
+    np.testing.assert_array_equal(centers, [2, 5, 9, 17])
+    with pytest.raises(BuildError, match="must not exceed"):
+        F.class_center_sample(pyir.static.data("y", [4], "int64"), 5, 6)
+    with pytest.raises(BuildError, match="group=None"):
+        F.class_center_sample(pyir.static.data("z", [4], "int64"), 5, 2, group=object())
 
 
 def test_channel_dropout_with_a_batch_dim_unknown_until_run_time():

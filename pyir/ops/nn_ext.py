@@ -211,3 +211,37 @@ from . import nn_interp  # noqa: E402,F401
 from . import nn_vision  # noqa: E402,F401
 from . import nn_grid  # noqa: E402,F401
 from . import nn_ctc  # noqa: E402,F401
+
+
+# --- class_center_sample ----------------------------------------------------------------------
+def _ccs_expect(Label, num_classes, num_samples, **_):
+    positive = sorted(set(int(v) for v in Label.reshape(-1)))
+    remapped = np.array([positive.index(int(v)) for v in Label.reshape(-1)], Label.dtype)
+    return {"RemappedLabel": remapped.reshape(Label.shape),
+            "SampledLocalClassCenter": np.array(positive, Label.dtype)}
+
+
+@register_op(
+    "class_center_sample", inputs=[Slot("Label", no_grad=True)],
+    outputs=["RemappedLabel", "SampledLocalClassCenter"],
+    attrs=[Attr("num_classes", T.INT, 1), Attr("num_samples", T.INT, 1),
+           Attr("ring_id", T.INT, 0), Attr("rank", T.INT, 0), Attr("nranks", T.INT, 1),
+           Attr("fix_seed", T.BOOLEAN, False), Attr("seed", T.INT, 0)],
+    infer=lambda ctx: {"RemappedLabel": VarSpec(ctx.input("Label").shape,
+                                                ctx.input("Label").dtype),
+                       "SampledLocalClassCenter": VarSpec((-1,), ctx.input("Label").dtype)},
+    doc="SampledLocalClassCenter = the sorted distinct labels, then random other classes up to "
+        "num_samples; RemappedLabel = each label's index among them (one process)",
+    examples=[Example({"Label": np.array([5, 2, 5, 9])}, {"num_classes": 12, "num_samples": 3},
+                      _ccs_expect)],
+)
+def class_center_sample(Label, num_classes, num_samples, ring_id, rank, nranks, fix_seed, seed):
+    positive = np.unique(Label.reshape(-1))
+    remapped = np.searchsorted(positive, Label).astype(Label.dtype)
+    extra = max(num_samples - len(positive), 0)
+    if extra:
+        others = np.setdiff1d(np.arange(num_classes), positive)
+        picked = rng_for(seed if fix_seed else 0).permutation(others)[:extra]
+        positive = np.concatenate([positive, picked])
+    return {"RemappedLabel": remapped,
+            "SampledLocalClassCenter": positive.astype(Label.dtype)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numbers
 
-from ... import unsupported as _why
+from ...dispatch import apply_op
 from ...dispatch import out as _out
 from ...tensor import cast, full, multiply, scale, squeeze, sqrt, sum, uniform, unsqueeze
 from ._base import fail, sizes
@@ -14,10 +14,11 @@ from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool
 
 __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "alpha_dropout", "feature_alpha_dropout", "pad", "zeropad2d", "interpolate",
-           "upsample", "cosine_similarity", "unfold", "fold", "label_smooth"]
+           "upsample", "cosine_similarity", "unfold", "fold", "label_smooth",
+           "class_center_sample"]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
-UNSUPPORTED: dict[str, str] = {"class_center_sample": _why.DISTRIBUTED}
+UNSUPPORTED: dict[str, str] = {}
 
 
 def linear(x, weight, bias=None, name: str | None = None):
@@ -413,3 +414,25 @@ def label_smooth(label, prior_dist=None, epsilon: float = 0.1, name: str | None 
         fail("label_smooth", f"epsilon must be in [0, 1], got {epsilon}")
     return _out("label_smooth", {"X": label, "PriorDist": prior_dist},
                 {"epsilon": float(epsilon)}, name=name)
+
+
+def class_center_sample(label, num_classes: int, num_samples: int, group=None):
+    """Sample class centers for a batch: every class in label, then random other classes up
+    to num_samples (op `class_center_sample`, one process); returns (remapped label, sampled
+    centers).
+
+    Example:
+        >>> remapped, centers = F.class_center_sample(label, 1000, 64)
+    """
+    if group not in (None, False):
+        fail("class_center_sample", "a communication group needs distributed training, which "
+                                    "pyir leaves out; pass group=None")
+    if num_samples > num_classes:
+        fail("class_center_sample", f"num_samples ({num_samples}) must not exceed num_classes "
+                                    f"({num_classes})")
+    if len(label.shape) != 1:
+        fail("class_center_sample", f"label must be 1-D, got shape {list(label.shape)}")
+    outs = apply_op("class_center_sample", {"Label": label},
+                    {"num_classes": int(num_classes), "num_samples": int(num_samples),
+                     "ring_id": 0, "rank": 0, "nranks": 1, "fix_seed": False, "seed": 0})
+    return outs["RemappedLabel"], outs["SampledLocalClassCenter"]
