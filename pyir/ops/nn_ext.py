@@ -22,7 +22,7 @@ def _rrelu_expect(X, lower=0.125, upper=1.0 / 3, is_test=True):
 
 
 @register_op(
-    "rrelu", inputs=["X"], outputs=["Out", Slot("Noise", extra=True)], attrs=_RRELU_ATTRS,
+    "rrelu", inputs=["X"], outputs=["Out", "Noise"], attrs=_RRELU_ATTRS,
     infer=lambda ctx: {"Out": VarSpec(ctx.input("X").shape, ctx.input("X").dtype),
                        "Noise": VarSpec(ctx.input("X").shape, ctx.input("X").dtype)},
     grad=default_grad("rrelu_grad", uses=["X", "Noise"], out_grads=["Out"], in_grads=["X"]),
@@ -144,7 +144,8 @@ def gumbel_softmax_grad(Out, Out_grad, temperature, hard, axis):
 
 
 # --- rms_norm ---------------------------------------------------------------------------------
-_RMS_ATTRS = [Attr("normalized_shape", T.INTS, []), Attr("eps", T.FLOAT, 1e-5)]
+# Paddle's legacy op: inputs x, scale; outputs y, invvar; attrs normalized_shape, epsilon.
+_RMS_ATTRS = [Attr("normalized_shape", T.LONGS, []), Attr("epsilon", T.FLOAT64, 1e-5)]
 
 
 def _rms_rows(x, normalized_shape):
@@ -152,56 +153,54 @@ def _rms_rows(x, normalized_shape):
     return x.reshape(int(np.prod(lead)), -1), lead
 
 
-def _rms_expect(input, weight, normalized_shape, eps=1e-5):
-    flat, lead = _rms_rows(input.astype(np.float64), normalized_shape)
-    inv = 1 / np.sqrt((flat ** 2).mean(1, keepdims=True) + eps)
-    out = (flat * inv).reshape(input.shape) * weight
-    return {"out": out.astype(input.dtype), "invvar": inv.reshape(lead).astype(np.float32)}
+def _rms_expect(x, scale, normalized_shape, epsilon=1e-5):
+    flat, lead = _rms_rows(x.astype(np.float64), normalized_shape)
+    inv = 1 / np.sqrt((flat ** 2).mean(1, keepdims=True) + epsilon)
+    out = (flat * inv).reshape(x.shape) * scale
+    return {"y": out.astype(x.dtype), "invvar": inv.reshape(lead).astype(np.float32)}
 
 
 @register_op(
-    "rms_norm", inputs=["input", Slot("weight", dispensable=True)],
-    outputs=["out", Slot("invvar", no_grad=True)], attrs=_RMS_ATTRS,
-    infer=lambda ctx: {"out": VarSpec(ctx.input("input").shape, ctx.input("input").dtype),
-                       "invvar": VarSpec(tuple(ctx.input("input").shape[:len(
-                           ctx.input("input").shape) - len(ctx.attr("normalized_shape"))]),
+    "rms_norm", inputs=["x", Slot("scale", dispensable=True)],
+    outputs=["y", Slot("invvar", no_grad=True)], attrs=_RMS_ATTRS,
+    infer=lambda ctx: {"y": VarSpec(ctx.input("x").shape, ctx.input("x").dtype),
+                       "invvar": VarSpec(tuple(ctx.input("x").shape[:len(
+                           ctx.input("x").shape) - len(ctx.attr("normalized_shape"))]),
                            np.dtype(np.float32))},
-    grad=default_grad("rms_norm_grad", uses=["input", "weight", "invvar"], out_grads=["out"],
+    grad=default_grad("rms_norm_grad", uses=["x", "scale", "invvar"], out_grads=["y"],
                       keep_empty=()),
-    doc="out = input / sqrt(mean(input^2 over the normalized dims) + eps) * weight; invvar the "
+    doc="y = x / sqrt(mean(x^2 over the normalized dims) + epsilon) * scale; invvar the "
         "inverse root (float32)",
-    examples=[Example({"input": rand(3, 4), "weight": rand(4)}, {"normalized_shape": [4]},
+    examples=[Example({"x": rand(3, 4), "scale": rand(4)}, {"normalized_shape": [4]},
                       _rms_expect),
-              Example({"input": rand(2, 3, 2).astype("float64"),
-                       "weight": rand(3, 2).astype("float64")},
-                      {"normalized_shape": [3, 2], "eps": 1e-3}, _rms_expect)],
+              Example({"x": rand(2, 3, 2).astype("float64"),
+                       "scale": rand(3, 2).astype("float64")},
+                      {"normalized_shape": [3, 2], "epsilon": 1e-3}, _rms_expect)],
 )
-def rms_norm(input, weight, normalized_shape, eps):
-    flat, lead = _rms_rows(input, normalized_shape)
-    inv = 1 / np.sqrt(np.square(flat).mean(1, keepdims=True) + eps)
-    out = (flat * inv).reshape(input.shape)
-    if weight is not None:
-        out = out * weight
-    return {"out": out.astype(input.dtype, copy=False),
+def rms_norm(x, scale, normalized_shape, epsilon):
+    flat, lead = _rms_rows(x, normalized_shape)
+    inv = 1 / np.sqrt(np.square(flat).mean(1, keepdims=True) + epsilon)
+    out = (flat * inv).reshape(x.shape)
+    if scale is not None:
+        out = out * scale
+    return {"y": out.astype(x.dtype, copy=False),
             "invvar": inv.reshape(lead).astype(np.float32)}
 
 
-@register_op("rms_norm_grad", inputs=["input", Slot("weight", dispensable=True), "invvar",
-                                      "out@GRAD"],
-             outputs=["input@GRAD", Slot("weight@GRAD", dispensable=True)], attrs=_RMS_ATTRS,
-             grad_of="rms_norm", infer=same_as("input", out="input@GRAD"),
-             doc="d input = inv (g - xhat mean(g xhat)), g = dout * weight; d weight = "
-                 "sum(dout * xhat)")
-def rms_norm_grad(input, weight, invvar, out_grad, normalized_shape, eps):
-    flat, _ = _rms_rows(input, normalized_shape)
-    inv = 1 / np.sqrt(np.square(flat).mean(1, keepdims=True) + eps)  # in input's precision
-    dout = out_grad.reshape(flat.shape)
-    g = dout if weight is None else dout * weight.reshape(1, -1)
+@register_op("rms_norm_grad", inputs=["x", Slot("scale", dispensable=True), "invvar", "y@GRAD"],
+             outputs=["x@GRAD", Slot("scale@GRAD", dispensable=True)], attrs=_RMS_ATTRS,
+             grad_of="rms_norm", infer=same_as("x", out="x@GRAD"),
+             doc="dx = inv (g - xhat mean(g xhat)), g = dy * scale; dscale = sum(dy * xhat)")
+def rms_norm_grad(x, scale, invvar, y_grad, normalized_shape, epsilon):
+    flat, _ = _rms_rows(x, normalized_shape)
+    inv = 1 / np.sqrt(np.square(flat).mean(1, keepdims=True) + epsilon)  # in x's precision
+    dout = y_grad.reshape(flat.shape)
+    g = dout if scale is None else dout * scale.reshape(1, -1)
     xhat = flat * inv
     dx = inv * (g - xhat * (g * xhat).mean(1, keepdims=True))
-    result = {"input@GRAD": dx.reshape(input.shape).astype(input.dtype)}
-    if weight is not None:
-        result["weight@GRAD"] = (dout * xhat).sum(0).reshape(weight.shape).astype(weight.dtype)
+    result = {"x@GRAD": dx.reshape(x.shape).astype(x.dtype)}
+    if scale is not None:
+        result["scale@GRAD"] = (dout * xhat).sum(0).reshape(scale.shape).astype(scale.dtype)
     return result
 
 from . import nn_loss  # noqa: E402,F401  (registers until pyir/ops/__init__.py imports it)

@@ -22,7 +22,7 @@ def _huber_expect(X, Y, delta=1.0):
 
 
 @register_op(
-    "huber_loss", inputs=["X", "Y"], outputs=["Out", Slot("Residual", extra=True)],
+    "huber_loss", inputs=["X", "Y"], outputs=["Out", "Residual"],
     attrs=[Attr("delta", T.FLOAT, 1.0)],
     infer=lambda ctx: {"Out": VarSpec(ctx.input("X").shape, ctx.input("X").dtype),
                        "Residual": VarSpec(ctx.input("X").shape, ctx.input("X").dtype)},
@@ -89,7 +89,7 @@ def _nll_expect(X, Label, Weight=None, ignore_index=-100, reduction="mean"):
 @register_op(
     "nll_loss", inputs=["X", Slot("Label", no_grad=True), Slot("Weight", dispensable=True,
                                                                 no_grad=True)],
-    outputs=["Out", Slot("Total_weight", extra=True)], attrs=_NLL_ATTRS, infer=_infer_nll,
+    outputs=["Out", "Total_weight"], attrs=_NLL_ATTRS, infer=_infer_nll,
     grad=default_grad("nll_loss_grad", uses=["X", "Label", "Weight", "Total_weight"],
                       out_grads=["Out"], in_grads=["X"], keep_empty=()),
     doc="Out = -Weight[Label] * X[n, Label] per item (0 where Label == ignore_index), summed or "

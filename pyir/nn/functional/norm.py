@@ -132,9 +132,9 @@ def rms_norm(input, normalized_shape, weight=None, eps: float = 1e-5, name: str 
     if list(input.shape[len(input.shape) - len(shape):]) != shape:
         fail("rms_norm", f"normalized_shape {shape} must be the trailing dims of input's shape "
                          f"{list(input.shape)}")
-    outs = apply_op("rms_norm", {"input": input, "weight": weight},
-                    {"normalized_shape": shape, "eps": float(eps)}, name=name)
-    return outs["out"], outs["invvar"]
+    outs = apply_op("rms_norm", {"x": input, "scale": weight},
+                    {"normalized_shape": shape, "epsilon": float(eps)}, name=name)
+    return outs["y"], outs["invvar"]
 
 
 def local_response_norm(x, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0,
