@@ -43,8 +43,13 @@ def check_format(fn: str, data_format, allowed) -> None:
 
 
 def where(condition, x, y):
-    """x where condition else y (op `where`; x, y broadcast)."""
-    return _out("where", {"Condition": condition, "X": x, "Y": y})
+    """x where condition else y (op `where`). Operands of different shapes are first
+    broadcast by adding zeros, as Paddle's static `where` does (its op needs equal shapes)."""
+    if list(x.shape) == list(y.shape) == list(condition.shape):
+        return _out("where", {"Condition": condition, "X": x, "Y": y})
+    zeros = full_like(x, 0.0) + full_like(y, 0.0) + cast(full_like(condition, 0), x.dtype)
+    condition = cast(cast(condition, x.dtype) + zeros, "bool")
+    return _out("where", {"Condition": condition, "X": x + zeros, "Y": y + zeros})
 
 
 def minimum(x, y):

@@ -328,7 +328,7 @@ def glu(x, axis: int = -1, name: str | None = None):
     """
     if x.shape[axis] > 0 and x.shape[axis] % 2:
         _fail("glu", f"the size of axis {axis} must be even, got {x.shape[axis]}", "split")
-    a, b = split(x, 2, axis=axis)
+    a, b = split(x, 2, axis=axis % len(x.shape))  # Paddle's split gets a non-negative axis
     return multiply(a, sigmoid(b), name=name)
 
 
@@ -341,7 +341,7 @@ def swiglu(x, y=None, name: str | None = None):
     if y is None:
         if x.shape[-1] > 0 and x.shape[-1] % 2:
             _fail("swiglu", f"the last axis must be even without y, got {x.shape[-1]}")
-        x, y = split(x, 2, axis=-1)
+        x, y = split(x, 2, axis=len(x.shape) - 1)
     return multiply(_out("silu", {"X": x}), y, name=name)
 
 

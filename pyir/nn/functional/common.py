@@ -206,6 +206,8 @@ def pad(x, pad, mode: str = "constant", value: float = 0.0, data_format=None,
     if mode not in _PAD_MODES:
         fail("pad", f"mode must be one of {', '.join(_PAD_MODES)}, got {mode!r}")
     rank = len(x.shape)
+    if not isinstance(pad, (list, tuple)):
+        fail("pad", f"pad must be a list of ints, got {type(pad).__name__}")
     values = [int(v) for v in pad]
     if mode == "constant" and len(values) != (rank - 2) * 2:
         if len(values) > 2 * rank or len(values) % 2:
@@ -247,6 +249,8 @@ def zeropad2d(x, padding, data_format: str = "NCHW", name: str | None = None):
     Example:
         >>> y = F.zeropad2d(x, [1, 1, 1, 1])
     """
+    if isinstance(padding, numbers.Integral):
+        padding = [int(padding)] * 4
     return pad(x, padding, "constant", 0.0, data_format, name=name)
 
 

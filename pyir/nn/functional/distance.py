@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import dtypes
+
 from ...dispatch import out as _out
 from ...tensor import full, unsqueeze
 from ._base import fail
@@ -42,7 +44,8 @@ def pdist(x, p: float = 2.0, name: str | None = None):
     diff = unsqueeze(x, -2) - unsqueeze(x, -3)
     d = _out("p_norm", {"X": diff}, {"axis": -1, "porder": float(p), "keepdim": False,
                                      "epsilon": 1e-12, "asvector": False})
-    upper = np.triu(np.ones((n, n), bool), 1)
-    mask = _out("assign_value", {}, {"shape": [n, n], "dtype": 0,
-                                     "bool_values": [bool(v) for v in upper.ravel()]}, like=x)
+    ones = _out("fill_any_like", {"X": d}, {"value": 1.0, "dtype": dtypes.to_code(
+        np.dtype(bool))})
+    mask = _out("logical_not", {"X": _out("tril_triu", {"X": ones}, {"diagonal": 0,
+                                                                     "lower": True})})
     return _out("masked_select", {"X": d, "Mask": mask}, slot="Y", name=name)

@@ -79,6 +79,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon: float = 1e-
     if begin < 0 or list(x.shape[begin:]) != normalized_shape:
         fail("layer_norm", f"normalized_shape {normalized_shape} must be the trailing dims of "
                            f"x's shape {list(x.shape)}")
+    # Paddle's layer_norm op takes 1-D Scale / Bias: flatten multi-dim ones.
+    weight, bias = (reshape(v, [-1]) if v is not None and len(v.shape) > 1 else v
+                    for v in (weight, bias))
     return _out("layer_norm", {"X": x, "Scale": weight, "Bias": bias},
                 {"epsilon": float(epsilon), "begin_norm_axis": begin}, name=name, slot="Y")
 
