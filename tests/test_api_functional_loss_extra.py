@@ -183,3 +183,57 @@ def test_refusals(call, match):
     y = pyir.static.data("y", [4], "int64")
     with pytest.raises(BuildError, match=match):
         call(x, y)
+
+
+def rnnt_brute(lp, labels, t_lens, l_lens, blank=0):
+    """-log-sum-exp over every lattice path (T - 1 blanks and U labels in any order, then
+    the final blank)."""
+    out = []
+    for b in range(lp.shape[0]):
+        t_len, n = int(t_lens[b]), int(l_lens[b])
+        scores = []
+        for moves in set(itertools.permutations("b" * (t_len - 1) + "e" * n)):
+            t = u = 0
+            score = 0.0
+            for m in moves:
+                if m == "b":
+                    score, t = score + lp[b, t, u, blank], t + 1
+                else:
+                    score, u = score + lp[b, t, u, labels[b, u]], u + 1
+            scores.append(score + lp[b, t, u, blank])
+        out.append(-np.logaddexp.reduce(scores))
+    return np.array(out)
+
+
+RNNT_X = np.random.default_rng(3).uniform(-1, 1, (2, 4, 3, 5)).astype("float32")
+RNNT_ARGS = [np.array([[1, 2], [3, 0]], np.int32), np.array([4, 3], np.int32),
+             np.array([2, 1], np.int32)]
+PADDLE_RNNT = [-1.6773074, -0.05822843]  # Paddle 3.3.1 (its warprnnt takes log-probs as given)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5])
+def test_rnnt_loss_matches_paddle_and_brute_force(lam):
+    (out,), ops = run_static(lambda x, y, a, b: F.rnnt_loss(x, y, a, b, fastemit_lambda=lam,
+                                                            reduction="none"),
+                             [RNNT_X, *RNNT_ARGS])
+    assert ops[0].type == "warprnnt" and ops[0].attr("fastemit_lambda") == pytest.approx(lam)
+    np.testing.assert_allclose(out, PADDLE_RNNT, rtol=1e-5)
+    x = RNNT_X.astype(np.float64)
+    np.testing.assert_allclose(out, rnnt_brute(x, *RNNT_ARGS), rtol=1e-5)
+    (mean,), (grad,) = run_eager(lambda a, y, b, c: F.rnnt_loss(a, y, b, c, fastemit_lambda=lam),
+                                 [x, *RNNT_ARGS], grad_of=(0,))
+    np.testing.assert_allclose(mean, rnnt_brute(x, *RNNT_ARGS).sum() / 2, rtol=1e-9)
+    want = numeric_grad(lambda a, *rest: rnnt_brute(a, *RNNT_ARGS).sum() / 2, [x], 0)
+    labels, _, l_lens = RNNT_ARGS
+    for b in range(2):  # FastEmit: label-emission gradients scaled by 1 + lambda
+        for u in range(l_lens[b]):
+            want[b, :, u, labels[b, u]] *= 1 + lam
+    np.testing.assert_allclose(grad, want, rtol=1e-6, atol=1e-9)
+
+
+def test_rnnt_loss_refusals():
+    x = pyir.static.data("x", [2, 4, 3], "float32")
+    with pytest.raises(BuildError, match="input must be 4-D"):
+        F.rnnt_loss(x, x, x, x)
+    with pytest.raises(BuildError, match="reduction must be"):
+        F.rnnt_loss(x, x, x, x, reduction="avg")

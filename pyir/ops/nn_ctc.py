@@ -260,3 +260,115 @@ def hierarchical_sigmoid_grad(X, W, Label, PathTable, PathCode, Bias, PreOut, Ou
         np.add.at(db, index, g)
         result["Bias@GRAD"] = db.reshape(Bias.shape).astype(Bias.dtype)
     return result
+
+
+# --- warprnnt (rnnt_loss) ------------------------------------------------------------------------
+_RNNT_ATTRS = [Attr("blank", T.INT, 0), Attr("fastemit_lambda", T.FLOAT, 0.0)]
+
+
+def _lse2(a, b):
+    m = max(a, b)
+    return m if m == -np.inf else m + np.log(np.exp(a - m) + np.exp(b - m))
+
+
+def rnnt_one(lp, label, blank, fastemit_lambda):
+    """(loss, d loss / d lp) of one sequence; lp [T, U + 1, V] are log-probabilities taken
+    as given (Paddle's warprnnt does not normalize them); FastEmit scales the label-emission
+    gradients by 1 + lambda and leaves the loss unchanged, as warp-transducer does."""
+    t_len, u_len, _ = lp.shape
+    lp = lp.astype(np.float64)
+    blank_lp = lp[:, :, blank]
+    emit_lp = np.stack([lp[:, u, label[u]] for u in range(u_len - 1)], 1) if u_len > 1 else \
+        np.zeros((t_len, 0))
+    alpha = np.full((t_len, u_len), -np.inf)
+    for t in range(t_len):
+        for u in range(u_len):
+            if t == 0 and u == 0:
+                alpha[t, u] = 0.0
+                continue
+            stay = alpha[t - 1, u] + blank_lp[t - 1, u] if t else -np.inf
+            move = alpha[t, u - 1] + emit_lp[t, u - 1] if u else -np.inf
+            alpha[t, u] = _lse2(stay, move)
+    beta = np.full((t_len, u_len), -np.inf)
+    for t in range(t_len - 1, -1, -1):
+        for u in range(u_len - 1, -1, -1):
+            if t == t_len - 1 and u == u_len - 1:
+                beta[t, u] = blank_lp[t, u]
+                continue
+            stay = beta[t + 1, u] + blank_lp[t, u] if t < t_len - 1 else -np.inf
+            move = beta[t, u + 1] + emit_lp[t, u] if u < u_len - 1 else -np.inf
+            beta[t, u] = _lse2(stay, move)
+    loglike = beta[0, 0]
+    grad = np.zeros(lp.shape)
+    grad[:-1, :, blank] = -np.exp(alpha[:-1] + blank_lp[:-1] + beta[1:] - loglike)
+    grad[-1, -1, blank] = -np.exp(alpha[-1, -1] + blank_lp[-1, -1] - loglike)
+    for u in range(u_len - 1):
+        grad[:, u, label[u]] = -(1.0 + fastemit_lambda) * np.exp(
+            alpha[:, u] + emit_lp[:, u] + beta[:, u + 1] - loglike)
+    return -loglike, grad
+
+
+def _rnnt_expect(input, label, input_lengths, label_lengths, blank=0, fastemit_lambda=0.0):
+    """Brute force: the log-sum over every path of blank / label moves through the lattice."""
+    losses = []
+    for b in range(input.shape[0]):
+        t_len, n = int(input_lengths[b]), int(label_lengths[b])
+        lp = input[b].astype(np.float64)
+        total = -np.inf
+        for moves in set(itertools.permutations("b" * (t_len - 1) + "e" * n)):
+            t = u = 0
+            score = 0.0
+            for m in moves:
+                if m == "b":
+                    score, t = score + lp[t, u, blank], t + 1
+                else:
+                    score, u = score + lp[t, u, label[b, u]], u + 1
+            total = _lse2(total, score + lp[t, u, blank])
+        losses.append(-total)
+    return {"loss": np.array(losses, input.dtype)}
+
+
+@register_op(
+    "warprnnt",
+    inputs=["input", Slot("label", no_grad=True), Slot("input_lengths", no_grad=True),
+            Slot("label_lengths", no_grad=True)],
+    outputs=["loss", "warprnntgrad"], attrs=_RNNT_ATTRS,
+    infer=lambda ctx: {"loss": VarSpec((ctx.input("input").shape[0],),
+                                       ctx.input("input").dtype),
+                       "warprnntgrad": VarSpec(ctx.input("input").shape,
+                                               ctx.input("input").dtype)},
+    grad=default_grad("warprnnt_grad", uses=["input", "input_lengths", "warprnntgrad"],
+                      out_grads=["loss"], in_grads=["input"]),
+    doc="loss[b] = -log of the summed probability of the RNN-T lattice paths of label[b] "
+        "(input holds log-probabilities [B, T, U + 1, V]); warprnntgrad its gradient (label "
+        "emissions scaled by 1 + fastemit_lambda)",
+    examples=[
+        Example({"input": rand(2, 3, 3, 4, low=-2.0, high=-0.1),
+                 "label": np.array([[1, 2], [3, 0]], np.int32),
+                 "input_lengths": np.array([3, 2], np.int32),
+                 "label_lengths": np.array([2, 1], np.int32)}, {}, _rnnt_expect),
+        Example({"input": rand(1, 4, 2, 3, low=-2.0, high=-0.1).astype("float64"),
+                 "label": np.array([[2]], np.int32), "input_lengths": np.array([4], np.int32),
+                 "label_lengths": np.array([1], np.int32)}, {"blank": 1}, _rnnt_expect),
+    ],
+)
+def warprnnt(input, label, input_lengths, label_lengths, blank, fastemit_lambda):
+    loss = np.zeros(input.shape[0])
+    grad = np.zeros(input.shape)
+    for b in range(input.shape[0]):
+        t_len, n = int(input_lengths[b]), int(label_lengths[b])
+        value, g = rnnt_one(input[b, :t_len, :n + 1], label[b, :n].astype(np.int64), blank,
+                            fastemit_lambda)
+        loss[b] = value
+        grad[b, :t_len, :n + 1] = g
+    return {"loss": loss.astype(input.dtype), "warprnntgrad": grad.astype(input.dtype)}
+
+
+@register_op("warprnnt_grad", inputs=["input", "input_lengths", "warprnntgrad", "loss@GRAD"],
+             outputs=["input@GRAD"], attrs=_RNNT_ATTRS, grad_of="warprnnt",
+             infer=lambda ctx: {"input@GRAD": VarSpec(ctx.input("input").shape,
+                                                      ctx.input("input").dtype)},
+             doc="d input[b] = warprnntgrad[b] * d loss[b]")
+def warprnnt_grad(input, input_lengths, warprnntgrad, loss_grad, blank, fastemit_lambda):
+    scale = np.asarray(loss_grad).reshape(-1, 1, 1, 1)
+    return {"input@GRAD": (warprnntgrad * scale).astype(input.dtype)}

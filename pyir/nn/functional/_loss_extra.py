@@ -1,4 +1,5 @@
 """Sequence and large-vocabulary losses of `paddle.nn.functional`: ctc_loss (op `warpctc`),
+rnnt_loss (op `warprnnt`),
 hsigmoid_loss (op `hierarchical_sigmoid`) and adaptive_log_softmax_with_loss (composed with
 masks); `loss.py` re-exports them."""
 
@@ -34,6 +35,29 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank: int = 0,
         return mean(loss / cast(label_lengths, loss.dtype))
     if reduction == "sum":
         return sum(loss)
+    return loss
+
+
+def rnnt_loss(input, label, input_lengths, label_lengths, blank: int = 0,
+              fastemit_lambda: float = 0.001, reduction: str = "mean", name: str | None = None):
+    """The RNN-Transducer loss of log-probabilities input [B, T, U + 1, V] (taken as given)
+    against label [B, U] (op `warprnnt`; FastEmit scales the label-emission gradients by
+    1 + fastemit_lambda); mean is the sum over the batch / B.
+
+    Example:
+        >>> loss = F.rnnt_loss(F.log_softmax(joint), labels, in_lens, label_lens)
+    """
+    check_reduction("rnnt_loss", reduction)
+    if len(input.shape) != 4:
+        fail("rnnt_loss", f"input must be 4-D [B, T, U + 1, V], got shape {list(input.shape)}",
+             "warprnnt")
+    loss = apply_op("warprnnt", {"input": input, "label": label, "input_lengths": input_lengths,
+                                 "label_lengths": label_lengths},
+                    {"blank": int(blank), "fastemit_lambda": float(fastemit_lambda)})["loss"]
+    if reduction == "mean":
+        return sum(loss, name=name) / float(input.shape[0])
+    if reduction == "sum":
+        return sum(loss, name=name)
     return loss
 
 
