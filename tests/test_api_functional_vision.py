@@ -276,7 +276,26 @@ def test_refusals(call, match):
         call(x)
 
 
-@pytest.mark.parametrize("name", ["sparse_attention", "flash_attn_qkvpacked", "moe_permute"])
+def test_flash_attn_qkvpacked_math_backend():
+    qkv = R.uniform(-1, 1, (2, 5, 4, 2, 3))  # 2 query heads per key head: H = 4, Hk = 2
+    q = qkv[:, :, :-2].reshape(2, 5, 4, 3)
+    (out, weights), ops = run_static(lambda t: F.flash_attn_qkvpacked(t, causal=True,
+                                                                      return_softmax=True),
+                                     [qkv.astype(np.float32)])
+    np.testing.assert_allclose(out, attention_ref(q, qkv[:, :, -2], qkv[:, :, -1], causal=True),
+                               rtol=1e-5, atol=1e-6)
+    assert weights.shape == (2, 4, 5, 5)
+    np.testing.assert_allclose(weights.sum(-1), 1, rtol=1e-5)
+    ref = lambda t: attention_ref(t[:, :, :-2].reshape(2, 5, 4, 3), t[:, :, -2],  # noqa: E731
+                                  t[:, :, -1])
+    (out,), (grad,) = run_eager(lambda t: F.flash_attn_qkvpacked(t)[0], [qkv], grad_of=(0,))
+    np.testing.assert_allclose(out, ref(qkv), rtol=1e-9)
+    np.testing.assert_allclose(grad, numeric_grad(ref, [qkv], 0), rtol=1e-6, atol=1e-9)
+    with pytest.raises(BuildError, match="qkv must be 5-D"):
+        F.flash_attn_qkvpacked(pyir.static.data("x", [2, 5, 3], "float32"))
+
+
+@pytest.mark.parametrize("name", ["sparse_attention", "flashmask_attention", "moe_permute"])
 def test_left_out_say_why(name):
     with pytest.raises(NotImplementedError, match="pyir does not support"):
         getattr(F, name)(None)

@@ -15,13 +15,12 @@ from .activation import softmax
 from .common import dropout
 
 __all__ = ["diag_embed", "gather_tree", "sequence_mask", "temporal_shift",
-           "scaled_dot_product_attention", "sdp_kernel"]
+           "scaled_dot_product_attention", "sdp_kernel", "flash_attn_qkvpacked"]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
 UNSUPPORTED: dict[str, str] = {
     "sparse_attention": _why.SPARSE,
     "flash_attention_v3_varlen": _why.GPU_ONLY,
-    "flash_attn_qkvpacked": _why.GPU_ONLY,
     "flash_attn_varlen_qkvpacked": _why.GPU_ONLY,
     "flashmask_attention": _why.GPU_ONLY,
     "moe_permute": _why.GPU_ONLY,
@@ -134,23 +133,51 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         zero = _out("fill_any_like", {"X": attn_mask}, {"value": 0.0,
                                                         "dtype": dtypes.to_code(query.dtype)})
         attn_mask = where(attn_mask, zero, zero - float("inf"))
+    out, _ = _math_attention(query, key, value, attn_mask, dropout_p, is_causal, training,
+                             scale)
+    return out if batched else squeeze(out, [0])
+
+
+def _math_attention(query, key, value, mask, dropout_p, causal, training, scale):
+    """Paddle's math backend over [B, S, H, D]: (output, attention weights)."""
     head_dim = query.shape[-1]
     factor = scale or (head_dim ** -0.5 if head_dim else 1.0)
     q = transpose(query, [0, 2, 1, 3])
     k = transpose(key, [0, 2, 1, 3])
     v = transpose(value, [0, 2, 1, 3])
     product = matmul(q * float(factor), k, transpose_y=True)
-    if is_causal:
+    if causal:
         upper = _out("fill_any_like", {"X": product}, {"value": -1e4, "dtype": -1})
         upper.stop_gradient = True
         product = product + _out("tril_triu", {"X": upper}, {"diagonal": 1, "lower": False})
-    elif attn_mask is not None:
-        product = product + attn_mask
+    elif mask is not None:
+        product = product + mask
     weights = softmax(product)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=training, mode="upscale_in_train")
-    out = transpose(matmul(weights, v), [0, 2, 1, 3])
-    return out if batched else squeeze(out, [0])
+    return transpose(matmul(weights, v), [0, 2, 1, 3]), weights
+
+
+def flash_attn_qkvpacked(qkv, dropout=0.0, causal: bool = False, return_softmax: bool = False,
+                         *, fixed_seed_offset=None, rng_name: str = "", training: bool = True,
+                         name: str | None = None):
+    """Attention over packed qkv [B, S, H / Hk + 2, Hk, D] with Paddle's CPU (math) backend:
+    query = qkv[:, :, :-2] (as H heads), key = qkv[:, :, -2], value = qkv[:, :, -1]; returns
+    (out [B, S, H, D], the attention weights or None).
+
+    Example:
+        >>> out, _ = F.flash_attn_qkvpacked(qkv, causal=True)
+    """
+    if len(qkv.shape) != 5:
+        fail("flash_attn_qkvpacked", f"qkv must be 5-D [B, S, H / Hk + 2, Hk, D], got shape "
+                                     f"{list(qkv.shape)}")
+    b, seq, groups, k_heads, dim = qkv.shape
+    query = reshape(qkv[:, :, :-2], [b, seq, (groups - 2) * k_heads, dim])
+    key, value = qkv[:, :, -2], qkv[:, :, -1]
+    repeats = groups - 2
+    key, value = _repeat_heads(key, repeats), _repeat_heads(value, repeats)
+    out, weights = _math_attention(query, key, value, None, dropout, causal, training, None)
+    return out, (weights if return_softmax else None)
 
 
 @contextlib.contextmanager
