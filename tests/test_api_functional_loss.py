@@ -301,7 +301,32 @@ def test_refusals(call, match):
         call(a, b)
 
 
-def test_left_out_losses_say_why():
-    with pytest.raises(NotImplementedError, match="distributed"):
-        F.margin_cross_entropy(None, None)
-    assert math.isfinite(1.0)
+def _arcface(x, y, m1=1.0, m2=0.5, m3=0.0, s=64.0):
+    z = x.copy()
+    for i, c in enumerate(y):
+        z[i, c] = math.cos(m1 * math.acos(x[i, c]) + m2) - m3
+    z = z * s
+    z = z - z.max(1, keepdims=True)
+    return -(z - np.log(np.exp(z).sum(1, keepdims=True)))[np.arange(len(y)), y]
+
+
+def test_margin_cross_entropy_one_process():
+    x = R.uniform(-0.9, 0.9, (4, 6))
+    y = np.array([1, 0, 5, 3])
+    call = lambda a, b: F.margin_cross_entropy(a, b, 0.9, 0.3, 0.1, 4.0)  # noqa: E731
+    (out,), ops = run_static(call, [x.astype(np.float32), y])
+    assert ops[0].type == "margin_cross_entropy" and ops[0].attr("scale") == 4.0
+    ref = lambda a, b: np.mean(_arcface(a, b, 0.9, 0.3, 0.1, 4.0))  # noqa: E731
+    np.testing.assert_allclose(out, ref(x, y), rtol=1e-5)
+    (out,), (grad,) = run_eager(call, [x, y], grad_of=(0,))
+    np.testing.assert_allclose(grad, numeric_grad(ref, [x, y], 0), rtol=1e-6, atol=1e-9)
+    (loss, soft), _ = run_eager(lambda a, b: F.margin_cross_entropy(
+        a, b[:, None], return_softmax=True, reduction=None), [x, y])
+    np.testing.assert_allclose(loss[:, 0], _arcface(x, y), rtol=1e-9)
+    np.testing.assert_allclose(soft.sum(1), 1, rtol=1e-9)
+    with pytest.raises(BuildError, match="reduction must be"):
+        F.margin_cross_entropy(pyir.static.data("l", [4, 6], "float32"),
+                               pyir.static.data("y", [4], "int64"), reduction="avg")
+    with pytest.raises(BuildError, match="group=None"):
+        F.margin_cross_entropy(pyir.static.data("l2", [4, 6], "float32"),
+                               pyir.static.data("y2", [4], "int64"), group=object())

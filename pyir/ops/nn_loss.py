@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import default_grad, rand, rand_positive, same_as
@@ -320,3 +321,75 @@ def log_loss_grad(Predicted, Labels, Loss_grad, epsilon):
     p, y = Predicted, Labels
     d = -y / (p + epsilon) + (1 - y) / (1 - p + epsilon)
     return {"Predicted@GRAD": _typed(Loss_grad * d, p)}
+
+
+# --- margin_cross_entropy (ArcFace / CosFace margins, one process) ----------------------------------
+_MCE_ATTRS = [Attr("return_softmax", T.BOOLEAN, False), Attr("ring_id", T.INT, 0),
+              Attr("rank", T.INT, 0), Attr("nranks", T.INT, 1), Attr("margin1", T.FLOAT, 1.0),
+              Attr("margin2", T.FLOAT, 0.5), Attr("margin3", T.FLOAT, 0.0),
+              Attr("scale", T.FLOAT, 64.0)]
+
+
+def _margin_logits(Logits, Label, margin1, margin2, margin3, scale):
+    """(scaled logits with the target's cos(m1 * theta + m2) - m3, theta of the targets)."""
+    rows = np.arange(Logits.shape[0])
+    label = np.asarray(Label).reshape(-1).astype(np.int64)
+    z = Logits.astype(np.float64).copy()
+    theta = np.arccos(np.clip(z[rows, label], -1.0, 1.0))
+    z[rows, label] = np.cos(margin1 * theta + margin2) - margin3
+    return z * scale, theta, rows, label
+
+
+def _mce_expect(Logits, Label, margin1=1.0, margin2=0.5, margin3=0.0, scale=64.0, **_):
+    out, soft = [], []
+    for i, c in enumerate(np.asarray(Label).reshape(-1)):
+        row = [float(v) for v in Logits[i]]
+        row[c] = np.cos(margin1 * np.arccos(row[c]) + margin2) - margin3
+        row = np.array(row) * scale
+        p = np.exp(row - row.max()) / np.exp(row - row.max()).sum()
+        out.append([-np.log(p[c])])
+        soft.append(p)
+    return {"Loss": np.array(out, Logits.dtype), "Softmax": np.array(soft, Logits.dtype)}
+
+
+@register_op(
+    "margin_cross_entropy", inputs=["Logits", Slot("Label", no_grad=True)],
+    outputs=["Softmax", "Loss"], attrs=_MCE_ATTRS,
+    infer=lambda ctx: {"Softmax": VarSpec(ctx.input("Logits").shape, ctx.input("Logits").dtype),
+                       "Loss": VarSpec((ctx.input("Logits").shape[0], 1),
+                                       ctx.input("Logits").dtype)},
+    grad=default_grad("margin_cross_entropy_grad", uses=["Logits", "Label", "Softmax"],
+                      out_grads=["Loss"], in_grads=["Logits"]),
+    doc="Loss = softmax cross entropy of scale * Logits with the target cosine replaced by "
+        "cos(margin1 * acos(x) + margin2) - margin3 (one process: nranks 1)",
+    examples=[Example({"Logits": rand(4, 5, low=-0.9, high=0.9), "Label": np.array([1, 0, 4, 2])},
+                      {"margin3": 0.1, "scale": 4.0}, _mce_expect),
+              Example({"Logits": rand(3, 6, low=-0.9, high=0.9).astype("float64"),
+                       "Label": np.array([5, 1, 1])},
+                      {"margin1": 0.9, "margin2": 0.3, "scale": 2.0}, _mce_expect)],
+)
+def margin_cross_entropy(Logits, Label, return_softmax, ring_id, rank, nranks, margin1,
+                         margin2, margin3, scale):
+    if nranks != 1:
+        raise PyirError("margin_cross_entropy: only one process (nranks 1) is supported")
+    z, _, rows, label = _margin_logits(Logits, Label, margin1, margin2, margin3, scale)
+    z = z - z.max(1, keepdims=True)
+    log_soft = z - np.log(np.exp(z).sum(1, keepdims=True))
+    return {"Softmax": np.exp(log_soft).astype(Logits.dtype),
+            "Loss": (-log_soft[rows, label])[:, None].astype(Logits.dtype)}
+
+
+@register_op("margin_cross_entropy_grad", inputs=["Logits", "Label", "Softmax", "Loss@GRAD"],
+             outputs=["Logits@GRAD"], attrs=_MCE_ATTRS, grad_of="margin_cross_entropy",
+             infer=same_as("Logits", out="Logits@GRAD"),
+             doc="dLogits = scale (Softmax - onehot) dLoss, the target column times d cos(m1 "
+                 "acos(x) + m2) / dx")
+def margin_cross_entropy_grad(Logits, Label, Softmax, Loss_grad, return_softmax, ring_id, rank,
+                              nranks, margin1, margin2, margin3, scale):
+    _, theta, rows, label = _margin_logits(Logits, Label, margin1, margin2, margin3, scale)
+    g = Softmax.astype(np.float64).copy()
+    g[rows, label] -= 1.0
+    g *= scale * np.asarray(Loss_grad).reshape(-1, 1)
+    x = np.clip(Logits[rows, label].astype(np.float64), -1 + 1e-12, 1 - 1e-12)
+    g[rows, label] *= np.sin(margin1 * theta + margin2) * margin1 / np.sqrt(1 - x * x)
+    return {"Logits@GRAD": g.astype(Logits.dtype)}

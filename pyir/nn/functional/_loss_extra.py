@@ -128,3 +128,38 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
     output = head_part if output is None else output + head_part
     loss = mean(-output)
     return (output if batched else squeeze(output, [0])), loss
+
+
+def margin_cross_entropy(logits, label, margin1: float = 1.0, margin2: float = 0.5,
+                         margin3: float = 0.0, scale: float = 64.0, group=None,
+                         return_softmax: bool = False, reduction="mean"):
+    """ArcFace / CosFace loss on one process: softmax cross entropy of scale * logits with
+    the target cosine replaced by cos(margin1 * acos(x) + margin2) - margin3 (op
+    `margin_cross_entropy`); reduction 'mean', 'sum' or None.
+
+    Example:
+        >>> loss = F.margin_cross_entropy(cosines, label, margin2=0.5, scale=64.0)
+    """
+    if reduction not in ("mean", "sum", "none", None):
+        fail("margin_cross_entropy", f"reduction must be 'mean', 'sum', 'none' or None, got "
+                                     f"{reduction!r}")
+    if group not in (None, False):
+        fail("margin_cross_entropy", "a communication group needs distributed training, "
+                                     "which pyir leaves out; pass group=None")
+    if len(logits.shape) != 2:
+        fail("margin_cross_entropy", f"logits must be 2-D [N, C], got shape "
+                                     f"{list(logits.shape)}")
+    if len(label.shape) == 2 and label.shape[1] == 1:
+        label = squeeze(label, [1])
+    elif len(label.shape) != 1:
+        fail("margin_cross_entropy", f"label must be [N] or [N, 1], got {list(label.shape)}")
+    outs = apply_op("margin_cross_entropy", {"Logits": logits, "Label": label},
+                    {"return_softmax": bool(return_softmax), "ring_id": 0, "rank": 0,
+                     "nranks": 1, "margin1": float(margin1), "margin2": float(margin2),
+                     "margin3": float(margin3), "scale": float(scale)})
+    loss = outs["Loss"]
+    if reduction == "mean":
+        loss = mean(loss)
+    elif reduction == "sum":
+        loss = sum(loss)
+    return (loss, outs["Softmax"]) if return_softmax else loss
