@@ -151,7 +151,8 @@ def test_gumbel_softmax_is_a_distribution_and_hard_is_one_hot():
 
 @pytest.mark.parametrize("inplace, ref", [
     (F.relu_, lambda x: np.maximum(x, 0)), (F.elu_, lambda x: np.where(x > 0, x, np.expm1(x))),
-    (F.hardtanh_, lambda x: np.clip(x, -1, 1)), (F.leaky_relu_, lambda x: np.where(x > 0, x, .01 * x)),
+    (F.hardtanh_, lambda x: np.clip(x, -1, 1)),
+    (F.leaky_relu_, lambda x: np.where(x > 0, x, .01 * x)),
     (F.softmax_, _softmax), (F.tanh_, np.tanh),
     (F.thresholded_relu_, lambda x: np.where(x > 1, x, 0))])
 def test_inplace_variants_write_into_x(inplace, ref):

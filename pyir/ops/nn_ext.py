@@ -1,6 +1,6 @@
-"""More nn ops (nn_ext): rrelu, maxout, gumbel_softmax, each with its grad op right below
-(pyir/registry.py). New nn op modules (`nn_*.py`) are imported at the end so they register
-until pyir/ops/__init__.py imports them itself."""
+"""More nn ops (nn_ext): rrelu, maxout, gumbel_softmax, rms_norm, class_center_sample, each
+with its grad op right below (pyir/registry.py). The new nn op modules (`nn_*.py`) are
+imported at the end so they register until pyir/ops/__init__.py imports them itself."""
 
 from __future__ import annotations
 
@@ -203,13 +203,6 @@ def rms_norm_grad(x, scale, invvar, y_grad, normalized_shape, epsilon):
         result["scale@GRAD"] = (dout * xhat).sum(0).reshape(scale.shape).astype(scale.dtype)
     return result
 
-from . import nn_loss  # noqa: E402,F401  (registers until pyir/ops/__init__.py imports it)
-from . import nn_conv  # noqa: E402,F401
-from . import nn_pool  # noqa: E402,F401
-from . import nn_interp  # noqa: E402,F401
-from . import nn_vision  # noqa: E402,F401
-from . import nn_grid  # noqa: E402,F401
-from . import nn_ctc  # noqa: E402,F401
 
 
 # --- class_center_sample ----------------------------------------------------------------------
@@ -244,3 +237,13 @@ def class_center_sample(Label, num_classes, num_samples, ring_id, rank, nranks, 
         positive = np.concatenate([positive, picked])
     return {"RemappedLabel": remapped,
             "SampledLocalClassCenter": positive.astype(Label.dtype)}
+
+
+# The other nn op modules register here until pyir/ops/__init__.py imports them itself.
+from . import nn_loss  # noqa: E402,F401
+from . import nn_conv  # noqa: E402,F401
+from . import nn_pool  # noqa: E402,F401
+from . import nn_interp  # noqa: E402,F401
+from . import nn_vision  # noqa: E402,F401
+from . import nn_grid  # noqa: E402,F401
+from . import nn_ctc  # noqa: E402,F401

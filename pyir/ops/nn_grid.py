@@ -7,7 +7,7 @@ import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import default_grad, rand, same_as
+from ._helpers import default_grad, rand
 
 
 # --- affine_grid ---------------------------------------------------------------------------------

@@ -163,7 +163,7 @@ def bce_loss_grad(X, Label, Out_grad):
     return {"X@GRAD": _typed(Out_grad * (X - Label) / np.maximum(X * (1 - X), 1e-12), X)}
 
 
-# --- sigmoid_cross_entropy_with_logits -------------------------------------------------------------
+# --- sigmoid_cross_entropy_with_logits ------------------------------------------------------------
 _SCE_ATTRS = [Attr("normalize", T.BOOLEAN, False), Attr("ignore_index", T.INT, -100)]
 
 
@@ -323,7 +323,7 @@ def log_loss_grad(Predicted, Labels, Loss_grad, epsilon):
     return {"Predicted@GRAD": _typed(Loss_grad * d, p)}
 
 
-# --- margin_cross_entropy (ArcFace / CosFace margins, one process) ----------------------------------
+# --- margin_cross_entropy (ArcFace / CosFace margins, one process) --------------------------------
 _MCE_ATTRS = [Attr("return_softmax", T.BOOLEAN, False), Attr("ring_id", T.INT, 0),
               Attr("rank", T.INT, 0), Attr("nranks", T.INT, 1), Attr("margin1", T.FLOAT, 1.0),
               Attr("margin2", T.FLOAT, 0.5), Attr("margin3", T.FLOAT, 0.0),

@@ -261,7 +261,7 @@ _register_with_index("max_pool3d_with_index", 3, [
 ])
 
 
-# --- unpool / unpool3d -----------------------------------------------------------------------------
+# --- unpool / unpool3d ----------------------------------------------------------------------------
 def _register_unpool(op_type, n, fmt, example):
     attrs = [Attr("unpooling_type", T.STRING, "max"), Attr("ksize", T.INTS, REQUIRED),
              Attr("strides", T.INTS, [1] * n), Attr("paddings", T.INTS, [0] * n),

@@ -190,7 +190,7 @@ def bilinear_tensor_product_grad(X, Y, Weight, Bias, Out_grad):
     return result
 
 
-# --- pixel_shuffle / pixel_unshuffle / channel_shuffle ---------------------------------------------
+# --- pixel_shuffle / pixel_unshuffle / channel_shuffle --------------------------------------------
 def _channels_first(x, fmt):
     return x.transpose(0, 3, 1, 2) if fmt == "NHWC" else x
 

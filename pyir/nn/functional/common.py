@@ -189,7 +189,7 @@ def feature_alpha_dropout(x, p: float = 0.5, training: bool = True, name: str | 
     return _alpha_dropout("feature_alpha_dropout", x, p, training, True, name)
 
 
-# --- pad -------------------------------------------------------------------------------------------
+# --- pad ------------------------------------------------------------------------------------------
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 _PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 
