@@ -1,6 +1,7 @@
 """Activations with attributes, as CNNs and transformers use them: relu6, hard_swish,
-hard_sigmoid, swish, silu, gelu, leaky_relu, elu, selu, softplus, softsign, mish, prelu
-(+ their `_grad` ops).
+hard_sigmoid, swish, silu, gelu, leaky_relu, elu, selu, softplus, softsign, mish, prelu, and
+the functional API's brelu (hardtanh), hard_shrink, softshrink, tanh_shrink,
+thresholded_relu, celu, logsigmoid (+ their `_grad` ops).
 
 Each elementwise activation is one `_activation(...)` row: attributes, the forward formula,
 the derivative, which forward values its grad op reads (Paddle's layout), and an independent
