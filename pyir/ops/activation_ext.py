@@ -1,6 +1,7 @@
 """Activations with attributes, as CNNs and transformers use them: relu6, hard_swish,
-hard_sigmoid, swish, silu, gelu, leaky_relu, elu, selu, softplus, softsign, mish, prelu
-(+ their `_grad` ops).
+hard_sigmoid, swish, silu, gelu, leaky_relu, elu, selu, softplus, softsign, mish, prelu, and
+the functional API's brelu (hardtanh), hard_shrink, softshrink, tanh_shrink,
+thresholded_relu, celu, logsigmoid (+ their `_grad` ops).
 
 Each elementwise activation is one `_activation(...)` row: attributes, the forward formula,
 the derivative, which forward values its grad op reads (Paddle's layout), and an independent
@@ -236,3 +237,70 @@ def prelu_grad(X, Alpha, Out_grad, mode, data_format):
     da = unbroadcast(np.where(neg, X * Out_grad, 0), alpha.shape).reshape(Alpha.shape)
     return {"X@GRAD": dx.astype(X.dtype, copy=False), "Alpha@GRAD": da.astype(Alpha.dtype)}
 
+
+
+# --- shrinks, clipped and thresholded activations (functional API's legacy ops) ----------------
+def _listed(fn):
+    """An elementwise reference written per scalar, applied over an array."""
+    return lambda x, **a: np.array([fn(float(v), **a) for v in x.ravel()]).reshape(x.shape)
+
+
+_activation(
+    "brelu", [Attr("t_min", _F, 0.0), Attr("t_max", _F, 24.0)], ["X"],
+    lambda x, lo, hi: np.clip(x, lo, hi), lambda g, x, lo, hi: g * ((x > lo) & (x < hi)),
+    _listed(lambda v, t_min, t_max: min(max(v, t_min), t_max)),
+    "Out = min(max(X, t_min), t_max) (hardtanh)", scale=2.0,
+    variants=[{"t_min": -1.0, "t_max": 1.0}])
+_activation(
+    "hard_shrink", [Attr("threshold", _F, 0.5)], ["X"],
+    lambda x, t: np.where(np.abs(x) > t, x, 0), lambda g, x, t: g * (np.abs(x) > t),
+    _listed(lambda v, threshold: v if abs(v) > threshold else 0.0),
+    "Out = X where |X| > threshold else 0", variants=[{"threshold": 0.2}])
+def _with_params(fn, names):
+    """fn with its parameters renamed (Paddle's softshrink attribute is the keyword `lambda`;
+    kernels are called positionally, the registry reads the names)."""
+    fn.__code__ = fn.__code__.replace(co_varnames=tuple(names) + fn.__code__.co_varnames[
+        len(names):])
+    return fn
+
+
+def _softshrink_expect(X, **a):
+    lam = a.get("lambda", 0.5)
+    out = np.array([v - lam if v > lam else v + lam if v < -lam else 0.0 for v in X.ravel()])
+    return {"Out": out.reshape(X.shape).astype(X.dtype)}
+
+
+_SOFTSHRINK_ATTRS = [Attr("lambda", _F, 0.5)]
+register_op(
+    "softshrink", inputs=["X"], outputs=["Out"], attrs=_SOFTSHRINK_ATTRS, infer=same_as("X"),
+    grad=default_grad("softshrink_grad", uses=["X"]),
+    doc="Out = X - lambda if X > lambda, X + lambda if X < -lambda, else 0",
+    examples=[Example({"X": rand(3, 4)}, {}, _softshrink_expect),
+              Example({"X": rand(2, 5).astype("float64")}, {"lambda": 0.3}, _softshrink_expect)],
+)(_with_params(lambda X, lam: {"Out": np.where(
+    X > lam, X - lam, np.where(X < -lam, X + lam, 0)).astype(X.dtype, copy=False)},
+    ["X", "lambda"]))
+register_op(
+    "softshrink_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], attrs=_SOFTSHRINK_ATTRS,
+    infer=same_as("X", out="X@GRAD"), grad_of="softshrink", doc="dX = dOut where |X| > lambda",
+)(_with_params(lambda X, Out_grad, lam: {"X@GRAD": (Out_grad * (np.abs(X) > lam)).astype(
+    Out_grad.dtype, copy=False)}, ["X", "Out_grad", "lambda"]))
+_activation(
+    "tanh_shrink", [], ["X"], lambda x: x - np.tanh(x), lambda g, x: g * np.tanh(x) ** 2,
+    _listed(lambda v: v - math.tanh(v)), "Out = X - tanh(X)", scale=2.0)
+_activation(
+    "thresholded_relu", [Attr("threshold", _F, 1.0), Attr("value", _F, 0.0)], ["X"],
+    lambda x, t, v: np.where(x > t, x, v), lambda g, x, t, v: g * (x > t),
+    _listed(lambda v, threshold, value: v if v > threshold else value),
+    "Out = X if X > threshold else value", scale=2.0,
+    variants=[{"threshold": 0.5, "value": -0.25}])
+_activation(
+    "celu", [Attr("alpha", _F, 1.0)], ["X"],
+    lambda x, a: np.maximum(x, 0) + np.minimum(0, a * np.expm1(np.minimum(x, 0) / a)),
+    lambda g, x, a: g * np.where(x > 0, 1.0, np.exp(np.minimum(x, 0) / a)),
+    _listed(lambda v, alpha: v if v > 0 else alpha * (math.exp(v / alpha) - 1)),
+    "Out = max(0, X) + min(0, alpha (exp(X / alpha) - 1))", scale=2.0,
+    variants=[{"alpha": 0.5}])
+_activation(
+    "logsigmoid", [], ["X"], lambda x: -np.logaddexp(0, -x), lambda g, x: g * sigmoid(-x),
+    _listed(lambda v: -math.log1p(math.exp(-v))), "Out = log(1 / (1 + exp(-X)))", scale=4.0)

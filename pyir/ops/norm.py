@@ -211,9 +211,10 @@ def layer_norm_grad(X, Scale, Bias, Mean, Variance, Y_grad, epsilon, begin_norm_
     dx = _normalized_grad(flat, mean, inv_std, gs, (1,))
     out = {"X@GRAD": dx.reshape(X.shape).astype(X.dtype)}
     if Scale is not None:
-        out["Scale@GRAD"] = (g * (flat - mean) * inv_std).sum(0).astype(Scale.dtype)
+        out["Scale@GRAD"] = (g * (flat - mean) * inv_std).sum(0).reshape(Scale.shape).astype(
+            Scale.dtype)
     if Bias is not None:
-        out["Bias@GRAD"] = g.sum(0).astype(Bias.dtype)
+        out["Bias@GRAD"] = g.sum(0).reshape(Bias.shape).astype(Bias.dtype)
     return out
 
 

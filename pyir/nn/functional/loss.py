@@ -7,7 +7,27 @@ from ...errors import BuildError, Where
 from ...tensor import (cast, full_like, matmul, mean, multiply, reshape, squeeze, sum, transpose,
                        unsqueeze)
 
-__all__ = ["cross_entropy"]
+from ._loss_basic import (binary_cross_entropy, binary_cross_entropy_with_logits, dice_loss,
+                          gaussian_nll_loss, kl_div, l1_loss, log_loss, mse_loss, nll_loss,
+                          npair_loss, poisson_nll_loss, sigmoid_focal_loss, smooth_l1_loss,
+                          softmax_with_cross_entropy, square_error_cost)
+from ._loss_extra import (adaptive_log_softmax_with_loss, ctc_loss, hsigmoid_loss,
+                          margin_cross_entropy, rnnt_loss)
+from ._loss_margin import (cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
+                           multi_label_margin_loss, multi_label_soft_margin_loss,
+                           multi_margin_loss, soft_margin_loss, triplet_margin_loss,
+                           triplet_margin_with_distance_loss)
+
+__all__ = [
+    "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "dice_loss",
+    "gaussian_nll_loss", "kl_div", "l1_loss", "log_loss", "mse_loss", "nll_loss", "npair_loss",
+    "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss", "softmax_with_cross_entropy",
+    "square_error_cost", "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+    "multi_label_margin_loss", "multi_label_soft_margin_loss", "multi_margin_loss",
+    "soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+    "ctc_loss", "hsigmoid_loss", "adaptive_log_softmax_with_loss", "rnnt_loss",
+    "margin_cross_entropy",
+]
 
 # Paddle names of this family pyir leaves out, with the reason (pyir/unsupported.py).
 UNSUPPORTED: dict[str, str] = {}
