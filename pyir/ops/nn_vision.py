@@ -1,5 +1,5 @@
 """Vision and extension ops for paddle.nn.functional: unfold, fold, bilinear_tensor_product,
-pixel_shuffle, pixel_unshuffle, channel_shuffle, temporal_shift, diag_embed, affine_grid
+pixel_shuffle, pixel_unshuffle, channel_shuffle, temporal_shift, affine_grid
 (+ `_grad` ops)."""
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ def _register_rearrange(op_type, attr, forward, backward, out_shape, doc, exampl
                 grad=default_grad(f"{op_type}_grad", uses=[]), doc=doc,
                 examples=examples)(kernel)
     register_op(f"{op_type}_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
-                grad_of=op_type, doc=f"dX = the inverse rearrangement of dOut")(grad_kernel)
+                grad_of=op_type, doc="dX = the inverse rearrangement of dOut")(grad_kernel)
 
 
 def _dim(v, f):
@@ -364,76 +364,3 @@ def temporal_shift(X, seg_num, shift_ratio, data_format):
 def temporal_shift_grad(Out_grad, seg_num, shift_ratio, data_format):
     dx = _temporal_shift(_channels_first(Out_grad, data_format), seg_num, shift_ratio, True)
     return {"X@GRAD": np.ascontiguousarray(_channels_back(dx, data_format))}
-
-
-# --- diag_embed ----------------------------------------------------------------------------------
-_DE_ATTRS = [Attr("offset", T.INT, 0), Attr("dim1", T.INT, -2), Attr("dim2", T.INT, -1)]
-
-
-def _diag_plan(shape, offset, dim1, dim2):
-    rank = len(shape) + 1
-    d1, d2 = dim1 % rank, dim2 % rank
-    size = shape[-1] + abs(offset)
-    out = list(shape[:-1])
-    for d in sorted((d1, d2)):
-        out.insert(d, size)
-    return d1, d2, size, out
-
-
-def _diag_index(shape, offset, dim1, dim2):
-    """Index arrays placing Input[..., i] at out[..., i (+offset) on dim1/dim2 ...]."""
-    d1, d2, size, out = _diag_plan(shape, offset, dim1, dim2)
-    n = shape[-1]
-    rows = np.arange(n) + max(-offset, 0)
-    cols = np.arange(n) + max(offset, 0)
-    return d1, d2, rows, cols, out
-
-
-def _diag_embed(x, offset, dim1, dim2):
-    d1, d2, rows, cols, out_shape = _diag_index(x.shape, offset, dim1, dim2)
-    out = np.zeros(out_shape, x.dtype)
-    moved = np.moveaxis(out, (d1, d2), (-2, -1))
-    moved[..., rows, cols] = x
-    return out
-
-
-def _de_expect(Input, offset=0, dim1=-2, dim2=-1):
-    rank = Input.ndim + 1
-    d1, d2 = dim1 % rank, dim2 % rank
-    n = Input.shape[-1] + abs(offset)
-    lead = Input.shape[:-1]
-    out = np.zeros(lead + (n, n), Input.dtype)
-    for idx in np.ndindex(*lead):
-        out[idx] = np.diag(Input[idx], offset)
-    perm = [None] * rank
-    rest = iter(range(len(lead)))
-    for axis in range(rank):
-        perm[axis] = len(lead) if axis == d1 else len(lead) + 1 if axis == d2 else next(rest)
-    return {"Out": out.transpose(perm)}
-
-
-@register_op(
-    "diag_embed", inputs=["Input"], outputs=["Out"], attrs=_DE_ATTRS,
-    infer=lambda ctx: {"Out": VarSpec(tuple(_diag_plan(
-        ctx.input("Input").shape, ctx.attr("offset"), ctx.attr("dim1"), ctx.attr("dim2"))[3]),
-        ctx.input("Input").dtype)},
-    grad=default_grad("diag_embed_grad", uses=[], in_grads=["Input"]),
-    doc="Out: the last axis of Input placed on the diagonal (offset) of the dims dim1, dim2",
-    examples=[Example({"Input": rand(2, 3)}, {}, _de_expect),
-              Example({"Input": rand(2, 3).astype("float64")},
-                      {"offset": -1, "dim1": 0, "dim2": 2}, _de_expect),
-              Example({"Input": rand(3, 2)}, {"offset": 2, "dim1": 1, "dim2": 0}, _de_expect)],
-)
-def diag_embed(Input, offset, dim1, dim2):
-    return {"Out": _diag_embed(Input, offset, dim1, dim2)}
-
-
-@register_op("diag_embed_grad", inputs=["Out@GRAD"], outputs=["Input@GRAD"], attrs=_DE_ATTRS,
-             grad_of="diag_embed", doc="dInput = the diagonal of dOut")
-def diag_embed_grad(Out_grad, offset, dim1, dim2):
-    rank = Out_grad.ndim
-    d1, d2 = dim1 % rank, dim2 % rank
-    n = Out_grad.shape[d1] - abs(offset)
-    rows = np.arange(n) + max(-offset, 0)
-    cols = np.arange(n) + max(offset, 0)
-    return {"Input@GRAD": np.moveaxis(Out_grad, (d1, d2), (-2, -1))[..., rows, cols].copy()}

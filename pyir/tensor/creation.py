@@ -271,9 +271,12 @@ def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):  # noqa:
     if not isinstance(input, TENSORS):
         input = to_tensor(np.asarray(input))  # noqa: A001
     n = ndim(input) + 1
-    if not (-n <= dim1 < n and -n <= dim2 < n) or dim1 % n == dim2 % n:
-        raise BuildError(f"diag_embed: dim1 {dim1} and dim2 {dim2} must be two different dims "
-                         f"of the {n}-D result", _where("diag_embed"))
+    if not (-n <= dim1 < n and -n <= dim2 < n):
+        raise BuildError(f"dim1 and dim2 must be in [{-n}, {n}) for the {n}-D result, got "
+                         f"{dim1} and {dim2}", _where("diag_embed"))
+    if dim1 % n == dim2 % n:
+        raise BuildError(f"dim1 and dim2 must differ, got {dim1} and {dim2}",
+                         _where("diag_embed"))
     return out("diag_embed", {"Input": input},
                {"offset": int(offset), "dim1": int(dim1), "dim2": int(dim2)})
 

@@ -10,6 +10,7 @@ from ... import dtypes
 from ... import unsupported as _why
 from ...dispatch import out as _out
 from ...tensor import matmul, reshape, squeeze, transpose, unsqueeze
+from ...tensor.creation import diag_embed  # noqa: F401  (F.diag_embed is pyir.diag_embed)
 from ._base import fail, where
 from .activation import softmax
 from .common import dropout
@@ -26,22 +27,6 @@ UNSUPPORTED: dict[str, str] = {
     "moe_permute": _why.GPU_ONLY,
     "moe_unpermute": _why.GPU_ONLY,
 }
-
-
-def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):
-    """A tensor whose (dim1, dim2) planes hold input's last axis on the offset diagonal (op
-    `diag_embed`).
-
-    Example:
-        >>> m = F.diag_embed(v)   # [N, k] -> [N, k, k]
-    """
-    rank = len(input.shape) + 1
-    if not -rank <= dim1 < rank or not -rank <= dim2 < rank:
-        fail("diag_embed", f"dim1 and dim2 must be in [{-rank}, {rank}), got {dim1}, {dim2}")
-    if dim1 % rank == dim2 % rank:
-        fail("diag_embed", f"dim1 and dim2 must differ, got {dim1} and {dim2}")
-    return _out("diag_embed", {"Input": input}, {"offset": int(offset), "dim1": int(dim1),
-                                                 "dim2": int(dim2)})
 
 
 def gather_tree(ids, parents):
