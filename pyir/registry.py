@@ -154,6 +154,7 @@ class OpDef:
     grad_of: str | None = None
     io: str | None = None  # "feed" / "fetch": bind program inputs/outputs, never run as steps
     side_effects: bool | Callable = False  # runs even when nothing consumes its outputs
+    no_extra_attrs: bool = False  # saved models keep op_callstack / with_quant_attr
 
     def input_slot(self, name: str) -> Slot | None:
         return self.input_index.get(name)
@@ -190,7 +191,8 @@ def kernel_param(slot: str) -> str:
 def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=None,
                 differentiable: bool | None = None, doc: str = "", examples=(),
                 runtime=(), prepare=None, check_save=None, grad_of: str | None = None,
-                io: str | None = None, side_effects: bool | Callable = False):
+                io: str | None = None, side_effects: bool | Callable = False,
+                no_extra_attrs: bool = False):
     """Register the decorated numpy kernel as op `type`. Validates the definition now.
 
     Args:
@@ -208,6 +210,9 @@ def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=
         io: "feed" or "fetch" for the ops that bind a saved program's inputs and outputs.
         side_effects: the op runs even when nothing consumes its outputs (printing, updates);
             True, or a predicate `side_effects(op) -> bool` for ops only some of which do.
+        no_extra_attrs: Paddle's OpProto of the op marks no attribute extra, so a saved
+            inference model keeps its `op_callstack` and `with_quant_attr`, as Paddle's
+            `clip_extra` does (docs/wire-format.md §2).
     """
     ins = tuple(s if isinstance(s, Slot) else Slot(s) for s in inputs)
     outs = tuple(s if isinstance(s, Slot) else Slot(s) for s in outputs)
@@ -223,7 +228,7 @@ def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=
         OPS[type] = OpDef(type, ins, outs, tuple(attrs), kernel, infer, grad,
                           grad is not None if differentiable is None else differentiable,
                           doc, tuple(examples), tuple(runtime), prepare, check_save, grad_of,
-                          io, side_effects)
+                          io, side_effects, no_extra_attrs)
         return kernel
 
     return decorate

@@ -6,10 +6,12 @@ import pathlib
 import numpy as np
 import pytest
 
+import pyir
+
 from pyir import files as pio
-from pyir.files.inference import _NO_EXTRA_ATTRS
 from pyir import static
 from pyir._proto import framework_pb2 as pb
+from pyir.registry import AttrType
 from pyir.builder import emit
 from pyir.errors import FormatError, PyirError
 from pyir.executor import Scope, global_scope
@@ -346,8 +348,44 @@ def test_attributes_paddle_marks_extra_are_clipped_from_saved_models(tmp_path):
     assert not names & {"seed", "fix_seed"}
 
 
-def test_the_no_extra_attrs_table_names_registered_forward_ops():
+# Ops whose Paddle 3.3.1 OpProto marks no attribute extra (`core.get_op_extra_attrs` is empty
+# for them): read off Paddle 3.3.1.
+PADDLE_NO_EXTRA_ATTRS = {
+    "acos", "adam", "adamw", "arg_max", "arg_min", "argsort", "asin", "assign", "assign_value",
+    "atan", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "cholesky",
+    "clip_by_norm", "cross", "cross_entropy2", "cumprod", "cumsum", "determinant", "diag_v2",
+    "dist", "dot", "equal", "erf", "expand_as_v2", "eye", "fill_any_like",
+    "fill_constant_batch_size_like", "flip", "gather", "gather_nd", "gather_tree",
+    "greater_equal", "greater_than", "group_norm", "hard_sigmoid", "increment", "index_add",
+    "index_sample", "index_select", "instance_norm", "inverse", "isfinite_v2", "isinf_v2",
+    "isnan_v2", "kron", "label_smooth", "less_equal", "less_than", "linspace", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_select", "matrix_power",
+    "mean", "meshgrid", "momentum", "norm", "not_equal", "one_hot_v2", "p_norm", "pad", "pow",
+    "put_along_axis", "py_func", "range", "repeat_interleave", "rnn", "roll", "scatter",
+    "scatter_nd_add", "selu", "sequence_mask", "set_value", "sign", "softmax_with_cross_entropy",
+    "squared_l2_norm", "strided_slice", "take_along_axis", "tile", "top_k", "top_k_v2", "trace",
+    "tril_triu", "trunc", "uniform_random", "unsqueeze2", "unstack", "where", "where_index",
+}
+
+
+def test_the_no_extra_attrs_flag_is_set_on_exactly_paddles_ops():
     from pyir import registry
 
-    unknown = [t for t in _NO_EXTRA_ATTRS if t not in registry.OPS]
-    assert not unknown, f"io._NO_EXTRA_ATTRS names ops pyir does not register: {unknown}"
+    flagged = {name for name, opdef in registry.OPS.items() if opdef.no_extra_attrs}
+    assert flagged == PADDLE_NO_EXTRA_ATTRS, (sorted(flagged - PADDLE_NO_EXTRA_ATTRS),
+                                              sorted(PADDLE_NO_EXTRA_ATTRS - flagged))
+
+
+def test_a_flagged_op_keeps_its_callstack_in_a_saved_model_and_others_lose_it(tmp_path):
+    main = pyir.static.Program()
+    with pyir.static.program_guard(main, pyir.static.Program()):
+        x = pyir.static.data("x", [2, 3], "float32")
+        y = pyir.cumsum(pyir.tanh(x), axis=1)   # tanh: extras clipped; cumsum: flagged
+    for op in main.global_block().ops:
+        op.attrs["op_callstack"], op.attr_types["op_callstack"] = ["here"], AttrType.STRINGS
+    pyir.static.save_inference_model(str(tmp_path / "m"), [x], [y], pyir.static.Executor(),
+                                     program=main)
+    desc = pb.ProgramDesc()
+    desc.ParseFromString((tmp_path / "m.pdmodel").read_bytes())
+    kept = {op.type: {a.name for a in op.attrs} for op in desc.blocks[0].ops}
+    assert "op_callstack" in kept["cumsum"] and "op_callstack" not in kept["tanh"]

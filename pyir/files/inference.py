@@ -27,25 +27,6 @@ _NOT_STORED = (FEED_MINIBATCH, FETCH_LIST, READER, RAW)
 _KEPT_COMMON = ("op_device", "op_namescope", "op_role", "op_role_var")
 # Ops pyir does not know lose only the attributes every Paddle OpProto marks extra.
 _EXTRA_FOR_UNKNOWN = ("op_callstack", "with_quant_attr", "use_mkldnn", "use_onednn")
-# Ops whose Paddle 3.3.1 OpProto marks no attribute extra (`core.get_op_extra_attrs` is empty):
-# clip_extra keeps every attribute of their proto, op_callstack and with_quant_attr included.
-_NO_EXTRA_ATTRS = frozenset({
-    "acos", "adam", "adamw", "arg_max", "arg_min", "argsort", "asin", "assign", "assign_value",
-    "atan", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "cholesky",
-    "clip_by_norm", "cross", "cross_entropy2", "cumprod", "cumsum", "determinant", "diag_v2",
-    "dist", "dot", "equal", "erf", "expand_as_v2", "eye", "fill_any_like",
-    "fill_constant_batch_size_like", "flip", "gather", "gather_nd", "gather_tree",
-    "greater_equal", "greater_than", "group_norm", "hard_sigmoid", "increment", "index_add",
-    "index_sample", "index_select", "instance_norm", "inverse", "isfinite_v2", "isinf_v2",
-    "isnan_v2", "kron", "label_smooth", "less_equal", "less_than", "linspace", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_select", "matrix_power",
-    "mean", "meshgrid", "momentum", "norm", "not_equal", "one_hot_v2", "p_norm", "pad", "pow",
-    "put_along_axis", "py_func", "range", "repeat_interleave", "rnn", "roll", "scatter",
-    "scatter_nd_add", "selu", "sequence_mask", "set_value", "sign", "softmax_with_cross_entropy",
-    "squared_l2_norm", "strided_slice", "take_along_axis", "tile", "top_k", "top_k_v2", "trace",
-    "tril_triu", "trunc", "uniform_random", "unsqueeze2", "unstack", "where", "where_index"
-})
-
 # Paddle 3.3.1's op_version_map, written into every inference model it saves.
 PADDLE_OP_VERSIONS = [
     ("distribute_fpn_proposals", 2), ("elementwise_add", 1), ("elementwise_sub", 1),
@@ -195,7 +176,8 @@ def _kept_attrs(op) -> set | None:
     # Op definitions declare the attributes Paddle does not mark extra
     # (`core.get_op_extra_attrs`), and flag the few extra ones their kernels read.
     kept = {a.name for a in opdef.attrs if not a.extra} | set(_KEPT_COMMON)
-    return kept | {"op_callstack", "with_quant_attr"} if op.type in _NO_EXTRA_ATTRS else kept
+    # An op whose Paddle OpProto marks nothing extra keeps these too (its `no_extra_attrs`).
+    return kept | {"op_callstack", "with_quant_attr"} if opdef.no_extra_attrs else kept
 
 
 def _extra_outputs(op) -> set[str]:

@@ -117,7 +117,7 @@ def default_grad(grad_type: str, uses=None, out_grads=None, in_grads=None, keep_
 
 # --- op families -------------------------------------------------------------------------------
 def register_unary(name: str, forward, derivative, doc: str, example_inputs: list, module: str,
-                   uses: str = "X", keep_dtype: bool = False) -> None:
+                   uses: str = "X", keep_dtype: bool = False, **options) -> None:
     """Register an attribute-free elementwise op `name` (X -> Out) and `name_grad`.
 
     Args:
@@ -128,6 +128,7 @@ def register_unary(name: str, forward, derivative, doc: str, example_inputs: lis
         module: the family module declaring the op (its `__name__`); the kernels report it
             as theirs, so the registry still says which family an op belongs to.
         keep_dtype: cast forward's result back to X's dtype.
+        options: more `register_op` keywords (e.g. `no_extra_attrs=True`).
 
     Example:
         register_unary("square", np.square, lambda x, g: g * 2.0 * x, "Out = X^2",
@@ -137,7 +138,7 @@ def register_unary(name: str, forward, derivative, doc: str, example_inputs: lis
     @register_op(name, inputs=["X"], outputs=["Out"], infer=same_as("X"),
                  grad=default_grad(f"{name}_grad", uses=[uses]), doc=doc,
                  examples=[Example({"X": x}, expect=lambda X: {"Out": forward(X)})
-                           for x in example_inputs])
+                           for x in example_inputs], **options)
     def kernel(X):
         out = forward(X)
         return {"Out": out.astype(X.dtype, copy=False) if keep_dtype else out}

@@ -34,7 +34,7 @@ def _positional(params, args, kwargs):
 
 
 def _activation(name, attrs, uses, forward, derivative, reference, doc, scale=1.0,
-                variants=()):
+                variants=(), **options):
     """Register `name` (X -> Out) and `name_grad` (uses + Out@GRAD -> X@GRAD).
 
     forward(x, *attrs); derivative(g, *used values, *attrs); reference(x, **attrs) is the
@@ -62,7 +62,7 @@ def _activation(name, attrs, uses, forward, derivative, reference, doc, scale=1.
 
     register_op(name, inputs=["X"], outputs=["Out"], attrs=attrs, infer=same_as("X"),
                 grad=default_grad(f"{name}_grad", uses=list(uses)), doc=doc,
-                examples=examples)(_signature(kernel, ["X"] + names))
+                examples=examples, **options)(_signature(kernel, ["X"] + names))
     register_op(f"{name}_grad", inputs=list(uses) + ["Out@GRAD"], outputs=["X@GRAD"],
                 attrs=attrs, infer=same_as("Out@GRAD", out="X@GRAD"), grad_of=name,
                 doc=f"gradient of {name}")(
@@ -121,7 +121,7 @@ _activation(
     lambda g, out, slope, offset: g * slope * ((out > 0) & (out < 1)),
     lambda x, slope, offset: np.minimum(np.maximum(slope * x + offset, 0), 1),
     "Out = min(max(slope * X + offset, 0), 1)", scale=4.0,
-    variants=[{"slope": 0.1666667, "offset": 0.5}])
+    variants=[{"slope": 0.1666667, "offset": 0.5}], no_extra_attrs=True)
 for _name in ("swish", "silu"):
     _activation(
         _name, [], ["X"] if _name == "swish" else ["X", "Out"],
@@ -153,7 +153,7 @@ _activation(
     ["Out"], lambda x, s, a: s * np.where(x > 0, x, a * (np.exp(np.minimum(x, 0)) - 1)),
     lambda g, out, s, a: g * np.where(out > 0, s, out + s * a),
     lambda x, scale, alpha: scale * (np.maximum(x, 0) + alpha * np.expm1(np.minimum(x, 0))),
-    "Out = scale * (X if X > 0 else alpha (exp(X) - 1))", scale=2.0)
+    "Out = scale * (X if X > 0 else alpha (exp(X) - 1))", scale=2.0, no_extra_attrs=True)
 _activation(
     "softplus", [Attr("beta", _F, 1.0), Attr("threshold", _F, 20.0)], ["X"], _softplus,
     lambda g, x, beta, threshold: g * np.where(x * beta > threshold, 1.0, sigmoid(x * beta)),

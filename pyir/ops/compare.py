@@ -41,7 +41,8 @@ def _compare(name, forward, doc):
     def kernel(X, Y, axis, force_cpu):
         return {"Out": np.asarray(forward(X, Y), dtype=_BOOL)}
 
-    register_op(name, inputs=["X", "Y"], outputs=["Out"], attrs=_COMPARE_ATTRS,
+    register_op(name, no_extra_attrs=True,
+                inputs=["X", "Y"], outputs=["Out"], attrs=_COMPARE_ATTRS,
                 infer=_infer_binary, doc=doc, examples=_compare_examples(forward))(kernel)
 
 
@@ -70,7 +71,8 @@ def _logical(name, forward, doc):
     def kernel(X, Y):
         return {"Out": np.asarray(forward(X.astype(bool), Y.astype(bool)), dtype=_BOOL)}
 
-    register_op(name, inputs=["X", "Y"], outputs=["Out"], infer=_infer_binary, doc=doc,
+    register_op(name, no_extra_attrs=True,
+                inputs=["X", "Y"], outputs=["Out"], infer=_infer_binary, doc=doc,
                 examples=_logical_examples(lambda p, q: bool(forward(p, q))))(kernel)
 
 
@@ -80,7 +82,7 @@ _logical("logical_xor", lambda p, q: p ^ q, "Out = X xor Y (nonzero is true)")
 
 
 @register_op(
-    "logical_not", inputs=["X"], outputs=["Out"], infer=same_as("X", dtype="bool"),
+    "logical_not", no_extra_attrs=True, inputs=["X"], outputs=["Out"], infer=same_as("X", dtype="bool"),
     doc="Out = not X (nonzero is true)",
     examples=[Example({"X": np.array([[True, False]])},
                       expect={"Out": np.array([[False, True]])}),
@@ -110,7 +112,8 @@ def _bitwise(name, forward, doc):
     def kernel(X, Y):
         return {"Out": forward(X, Y)}
 
-    register_op(name, inputs=["X", "Y"], outputs=["Out"], infer=_infer_bitwise, doc=doc,
+    register_op(name, no_extra_attrs=True,
+                inputs=["X", "Y"], outputs=["Out"], infer=_infer_bitwise, doc=doc,
                 examples=_bitwise_examples(forward))(kernel)
 
 
@@ -120,7 +123,7 @@ _bitwise("bitwise_xor", np.bitwise_xor, "Out = X ^ Y")
 
 
 @register_op(
-    "bitwise_not", inputs=["X"], outputs=["Out"], infer=same_as("X"), doc="Out = ~X",
+    "bitwise_not", no_extra_attrs=True, inputs=["X"], outputs=["Out"], infer=same_as("X"), doc="Out = ~X",
     examples=[Example({"X": np.array([0, 5, -6], np.int64)},
                       expect={"Out": np.array([-1, -6, 5], np.int64)}),
               Example({"X": np.array([True, False])}, expect={"Out": np.array([False, True])})],
@@ -133,7 +136,8 @@ _SPECIALS = np.array([[0.0, np.nan, np.inf], [-np.inf, -2.5, np.nan]], np.float3
 
 
 def _is(name, forward, truth, doc):
-    register_op(name, inputs=["X"], outputs=["Out"], infer=same_as("X", dtype="bool"), doc=doc,
+    register_op(name, no_extra_attrs=True,
+                inputs=["X"], outputs=["Out"], infer=same_as("X", dtype="bool"), doc=doc,
                 examples=[Example({"X": _SPECIALS}, expect={"Out": np.array(truth)})],
                 )(lambda X: {"Out": forward(X)})
 

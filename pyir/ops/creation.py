@@ -22,7 +22,7 @@ def _range_size(start, end, step):
 
 
 @register_op(
-    "range", inputs=[Slot("Start", no_grad=True), Slot("End", no_grad=True),
+    "range", no_extra_attrs=True, inputs=[Slot("Start", no_grad=True), Slot("End", no_grad=True),
                      Slot("Step", no_grad=True)], outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec((-1,), ctx.input("Start").dtype)},
     doc="Out = [Start, Start + Step, ...] up to but excluding End",
@@ -62,7 +62,7 @@ def _linspace(start, stop, num, dtype):
 
 
 @register_op(
-    "linspace", inputs=[Slot("Start", no_grad=True), Slot("Stop", no_grad=True),
+    "linspace", no_extra_attrs=True, inputs=[Slot("Start", no_grad=True), Slot("Stop", no_grad=True),
                         Slot("Num", no_grad=True)], outputs=["Out"],
     attrs=[Attr("dtype", T.INT, 5)],
     infer=lambda ctx: {"Out": VarSpec((-1,), dtypes.to_numpy(ctx.attr("dtype")))},
@@ -88,7 +88,7 @@ def _infer_eye(ctx):
 
 
 @register_op(
-    "eye", outputs=["Out"],
+    "eye", no_extra_attrs=True, outputs=["Out"],
     attrs=[Attr("num_rows", T.LONG, 1), Attr("num_columns", T.LONG, -1), Attr("dtype", T.INT, 5)],
     infer=_infer_eye, doc="Out = identity matrix [num_rows, num_columns (-1: num_rows)]",
     examples=[Example({}, {"num_rows": 2, "num_columns": 3},
@@ -116,7 +116,7 @@ def _infer_diag(ctx):
 
 
 @register_op(
-    "diag_v2", inputs=["X"], outputs=["Out"], attrs=_DIAG_ATTRS, infer=_infer_diag,
+    "diag_v2", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_DIAG_ATTRS, infer=_infer_diag,
     grad=default_grad("diag_v2_grad", uses=["X"]),
     doc="1-D X: a matrix with X on diagonal `offset`, padding_value elsewhere; 2-D X: that "
         "diagonal of X",
@@ -153,7 +153,7 @@ def _infer_meshgrid(ctx):
 
 
 @register_op(
-    "meshgrid", inputs=[Slot("X", duplicable=True)], outputs=[Slot("Out", duplicable=True)],
+    "meshgrid", no_extra_attrs=True, inputs=[Slot("X", duplicable=True)], outputs=[Slot("Out", duplicable=True)],
     infer=_infer_meshgrid, grad=default_grad("meshgrid_grad"),
     doc="Out[i] = X[i] broadcast along every other input's axis ('ij' indexing)",
     examples=[Example({"X": [rand(2), rand(3)]}, expect=lambda X: {
@@ -176,7 +176,7 @@ def meshgrid_grad(X, Out_grad):
 
 
 @register_op(
-    "increment", inputs=["X"], outputs=["Out"], attrs=[Attr("step", T.FLOAT, 1.0)],
+    "increment", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=[Attr("step", T.FLOAT, 1.0)],
     infer=same_as("X"), doc="Out = X + step (X has one element; a loop counter)",
     examples=[Example({"X": np.array([3], np.int64)}, {"step": 2.0},
                       expect=lambda X, step: {"Out": np.array([5], np.int64)}),
@@ -193,7 +193,7 @@ def _infer_assign_value(ctx):
 
 
 @register_op(
-    "assign_value", inputs=[Slot("ValuesTensor", dispensable=True)], outputs=["Out"],
+    "assign_value", no_extra_attrs=True, inputs=[Slot("ValuesTensor", dispensable=True)], outputs=["Out"],
     attrs=[Attr("shape", T.INTS, []), Attr("dtype", T.INT, 5), Attr("values", T.SCALARS, []),
            Attr("bool_values", T.INTS, []), Attr("fp32_values", T.FLOATS, []),
            Attr("int32_values", T.INTS, []), Attr("int64_values", T.LONGS, []),
@@ -223,7 +223,7 @@ def _infer_one_hot(ctx):
 
 
 @register_op(
-    "one_hot_v2", inputs=["X", Slot("depth_tensor", dispensable=True)], outputs=["Out"],
+    "one_hot_v2", no_extra_attrs=True, inputs=["X", Slot("depth_tensor", dispensable=True)], outputs=["Out"],
     attrs=[Attr("depth", T.INT, -1), Attr("dtype", T.INT, 5),
            Attr("allow_out_of_range", T.BOOLEAN, False)],
     infer=_infer_one_hot, doc="Out[..., k] = (X[...] == k) for k < depth",
@@ -246,7 +246,7 @@ def one_hot_v2(X, depth_tensor, depth, dtype, allow_out_of_range):
 
 
 @register_op(
-    "label_smooth", inputs=["X", Slot("PriorDist", dispensable=True, no_grad=True)],
+    "label_smooth", no_extra_attrs=True, inputs=["X", Slot("PriorDist", dispensable=True, no_grad=True)],
     outputs=["Out"], attrs=[Attr("epsilon", T.FLOAT, 0.0)], infer=same_as("X"),
     grad=default_grad("label_smooth_grad", uses=[]),
     doc="Out = (1 - epsilon) * X + epsilon * PriorDist (uniform 1/C when absent)",
@@ -278,7 +278,7 @@ def _infer_sequence_mask(ctx):
 
 
 @register_op(
-    "sequence_mask", inputs=[Slot("X", no_grad=True), Slot("MaxLenTensor", dispensable=True)],
+    "sequence_mask", no_extra_attrs=True, inputs=[Slot("X", no_grad=True), Slot("MaxLenTensor", dispensable=True)],
     outputs=["Y"], attrs=[Attr("maxlen", T.INT, -1), Attr("out_dtype", T.INT, 3)],
     infer=_infer_sequence_mask,
     doc="Y[..., j] = j < X[...] for j < maxlen (maxlen -1: the largest length in X)",

@@ -122,7 +122,7 @@ def _nd_index(Index):
 
 
 @register_op(
-    "gather_nd", inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
+    "gather_nd", no_extra_attrs=True, inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
     infer=_infer_gather_nd, grad=default_grad("gather_nd_grad"),
     doc="Out[i...] = X[Index[i..., 0], ..., Index[i..., k-1]]",
     examples=[
@@ -153,7 +153,7 @@ def _infer_index_select(ctx):
 
 
 @register_op(
-    "index_select", inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
+    "index_select", no_extra_attrs=True, inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
     attrs=[Attr("dim", T.INT, 0)], infer=_infer_index_select,
     grad=default_grad("index_select_grad"),
     doc="Out = X indexed by the 1-D Index along dim",
@@ -185,7 +185,7 @@ def _infer_where(ctx):
 
 
 @register_op(
-    "where", inputs=[Slot("Condition", no_grad=True), "X", "Y"], outputs=["Out"],
+    "where", no_extra_attrs=True, inputs=[Slot("Condition", no_grad=True), "X", "Y"], outputs=["Out"],
     infer=_infer_where, grad=default_grad("where_grad"),
     doc="Out = X where Condition else Y",
     examples=[Example({"Condition": np.array([[True, False, True], [False, False, True]]),
@@ -218,7 +218,7 @@ def _along_axis(index: np.ndarray, axis: int) -> tuple:
 
 
 @register_op(
-    "take_along_axis", inputs=["Input", Slot("Index", no_grad=True)], outputs=["Result"],
+    "take_along_axis", no_extra_attrs=True, inputs=["Input", Slot("Index", no_grad=True)], outputs=["Result"],
     attrs=[Attr("Axis", T.INT, 0)],
     infer=lambda ctx: {"Result": VarSpec(ctx.input("Index").shape, ctx.input("Input").dtype)},
     grad=default_grad("take_along_axis_grad"),
@@ -245,7 +245,7 @@ def take_along_axis_grad(Input, Index, Result_grad, Axis):
 
 
 @register_op(
-    "index_sample", inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
+    "index_sample", no_extra_attrs=True, inputs=["X", Slot("Index", no_grad=True)], outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec(ctx.input("Index").shape, ctx.input("X").dtype)},
     grad=default_grad("index_sample_grad"),
     doc="Out[b, k] = X[b, Index[b, k]]",
@@ -276,7 +276,7 @@ def _scatter_expect(X, Ids, Updates, overwrite):
 
 
 @register_op(
-    "scatter", inputs=["X", Slot("Ids", no_grad=True), "Updates"], outputs=["Out"],
+    "scatter", no_extra_attrs=True, inputs=["X", Slot("Ids", no_grad=True), "Updates"], outputs=["Out"],
     attrs=[Attr("overwrite", T.BOOLEAN, True)], infer=same_as("X"),
     grad=default_grad("scatter_grad", uses=["Ids", "Updates"]),
     doc="Out = X with rows Ids replaced by Updates (overwrite=False: zeroed, then summed)",
@@ -307,7 +307,7 @@ def scatter_grad(Ids, Updates, Out_grad, overwrite):
 
 
 @register_op(
-    "scatter_nd_add", inputs=["X", Slot("Index", no_grad=True), "Updates"], outputs=["Out"],
+    "scatter_nd_add", no_extra_attrs=True, inputs=["X", Slot("Index", no_grad=True), "Updates"], outputs=["Out"],
     infer=same_as("X"), grad=default_grad("scatter_nd_add_grad", uses=["Index", "Updates"]),
     doc="Out = X; Out[Index[i...]] += Updates[i...] (repeated indices accumulate)",
     examples=[Example({"X": rand(3, 2), "Index": np.array([[2], [0], [2]], np.int64),
@@ -329,7 +329,7 @@ def scatter_nd_add_grad(Index, Updates, Out_grad):
 
 
 @register_op(
-    "where_index", inputs=[Slot("Condition", no_grad=True)], outputs=["Out"],
+    "where_index", no_extra_attrs=True, inputs=[Slot("Condition", no_grad=True)], outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec((-1, len(ctx.input("Condition").shape)), _I64)},
     doc="Out = the coordinates of Condition's true (nonzero) elements, in row-major order",
     examples=[Example({"Condition": np.array([[True, False], [True, True]])},
@@ -340,7 +340,7 @@ def where_index(Condition):
 
 
 @register_op(
-    "masked_select", inputs=["X", Slot("Mask", no_grad=True)], outputs=["Y"],
+    "masked_select", no_extra_attrs=True, inputs=["X", Slot("Mask", no_grad=True)], outputs=["Y"],
     infer=lambda ctx: {"Y": VarSpec((-1,), ctx.input("X").dtype)},
     grad=default_grad("masked_select_grad"),
     doc="Y = the elements of X where Mask is true, flattened in row-major order",
@@ -378,7 +378,7 @@ def _put_expect(Input, Index, Value, Axis, Reduce="assign", Include_self=True):
 
 
 @register_op(
-    "put_along_axis", inputs=["Input", Slot("Index", no_grad=True), "Value"],
+    "put_along_axis", no_extra_attrs=True, inputs=["Input", Slot("Index", no_grad=True), "Value"],
     outputs=["Result"], attrs=_PUT_ATTRS, infer=lambda ctx: {"Result": ctx.input("Input")},
     grad=default_grad("put_along_axis_grad", uses=["Input", "Index", "Value", "Result"]),
     doc="Result = Input with Value written (Reduce=assign) or combined (add, mul) at Index "
@@ -422,7 +422,7 @@ def put_along_axis_grad(Input, Index, Value, Result, Result_grad, Axis, Reduce, 
 
 
 @register_op(
-    "index_add", inputs=["X", Slot("Index", no_grad=True), "AddValue"], outputs=["Out"],
+    "index_add", no_extra_attrs=True, inputs=["X", Slot("Index", no_grad=True), "AddValue"], outputs=["Out"],
     attrs=[Attr("axis", T.INT, 0)], infer=same_as("X"),
     grad=default_grad("index_add_grad", uses=["Index", "AddValue"]),
     doc="Out = X; Out[..., Index[i], ...] += AddValue[..., i, ...] along axis",
@@ -447,7 +447,7 @@ def index_add_grad(Index, AddValue, Out_grad, axis):
 
 # --- gather_tree (beam search) --------------------------------------------------------------------
 @register_op(
-    "gather_tree", inputs=[Slot("Ids", no_grad=True), Slot("Parents", no_grad=True)],
+    "gather_tree", no_extra_attrs=True, inputs=[Slot("Ids", no_grad=True), Slot("Parents", no_grad=True)],
     outputs=["Out"], infer=same_as("Ids"),
     doc="Out = the full beam-search paths: walk Parents back from the last step [T, B, beam]",
     examples=[Example({"Ids": np.array([[[2, 5]], [[6, 1]], [[3, 9]]], np.int64),

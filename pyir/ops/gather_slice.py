@@ -23,7 +23,7 @@ _GATHER_INPUTS = ["X", Slot("Index", no_grad=True), _aux("Axis")]
 
 
 @register_op(
-    "gather", inputs=_GATHER_INPUTS, outputs=["Out"], attrs=[Attr("axis", T.INT, 0)],
+    "gather", no_extra_attrs=True, inputs=_GATHER_INPUTS, outputs=["Out"], attrs=[Attr("axis", T.INT, 0)],
     infer=_infer_gather, grad=default_grad("gather_grad"),
     doc="Out = X indexed by Index along `axis` (np.take)",
     examples=[

@@ -110,7 +110,7 @@ def _infer_bmm(ctx):
 
 
 @register_op(
-    "bmm", inputs=["X", "Y"], outputs=["Out"], infer=_infer_bmm, grad=default_grad("bmm_grad"),
+    "bmm", no_extra_attrs=True, inputs=["X", "Y"], outputs=["Out"], infer=_infer_bmm, grad=default_grad("bmm_grad"),
     doc="Out[b] = X[b] @ Y[b] for 3-D X [B, M, K] and Y [B, K, N]",
     examples=[Example({"X": rand(2, 3, 4), "Y": rand(2, 4, 5)},
                       expect=lambda X, Y: {"Out": np.stack([X[0] @ Y[0], X[1] @ Y[1]])})],
@@ -131,7 +131,7 @@ def _infer_dot(ctx):
 
 
 @register_op(
-    "dot", inputs=["X", "Y"], outputs=["Out"], infer=_infer_dot, grad=default_grad("dot_grad"),
+    "dot", no_extra_attrs=True, inputs=["X", "Y"], outputs=["Out"], infer=_infer_dot, grad=default_grad("dot_grad"),
     doc="Out = sum(X * Y) over the last dim (1-D: a 0-d result; 2-D: one per row)",
     examples=[Example({"X": rand(4), "Y": rand(4)},
                       expect=lambda X, Y: {"Out": np.array(sum(a * b for a, b in zip(X, Y)),
@@ -157,7 +157,7 @@ def _kron_shape(x: tuple, y: tuple) -> tuple:
 
 
 @register_op(
-    "kron", inputs=["X", "Y"], outputs=["Out"],
+    "kron", no_extra_attrs=True, inputs=["X", "Y"], outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec(_kron_shape(ctx.input("X").shape, ctx.input("Y").shape),
                                       ctx.input("X").dtype)},
     grad=default_grad("kron_grad"), doc="Out = the Kronecker product of X and Y",
@@ -196,7 +196,7 @@ def _infer_trace(ctx):
 
 
 @register_op(
-    "trace", inputs=["Input"], outputs=["Out"], attrs=_TRACE_ATTRS, infer=_infer_trace,
+    "trace", no_extra_attrs=True, inputs=["Input"], outputs=["Out"], attrs=_TRACE_ATTRS, infer=_infer_trace,
     grad=default_grad("trace_grad", uses=["Input"]),
     doc="Out = sum of the `offset` diagonal of Input's (axis1, axis2) planes",
     examples=[Example({"Input": rand(3, 4)}, {"offset": 1},

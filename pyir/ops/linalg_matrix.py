@@ -14,7 +14,7 @@ def _mT(a):
 
 
 @register_op(
-    "inverse", inputs=["Input"], outputs=["Output"],
+    "inverse", no_extra_attrs=True, inputs=["Input"], outputs=["Output"],
     infer=lambda ctx: {"Output": ctx.input("Input")},
     grad=default_grad("inverse_grad", uses=["Output"]),
     doc="Output = Input^-1 over the last two dims",
@@ -33,7 +33,7 @@ def inverse_grad(Output, Output_grad):
 
 
 @register_op(
-    "determinant", inputs=["Input"], outputs=["Out"],
+    "determinant", no_extra_attrs=True, inputs=["Input"], outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec(tuple(ctx.input("Input").shape[:-2]),
                                       ctx.input("Input").dtype)},
     grad=default_grad("determinant_grad", uses=["Input", "Out"]),
@@ -90,7 +90,7 @@ def _matrix_power_terms(X, n):
 
 
 @register_op(
-    "matrix_power", inputs=["X"], outputs=["Out"], attrs=[Attr("n", T.INT, 1)],
+    "matrix_power", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=[Attr("n", T.INT, 1)],
     infer=same_as("X"), grad=default_grad("matrix_power_grad", uses=["X", "Out"]),
     doc="Out = X^n by repeated products (n < 0: inverse first; n = 0: identity)",
     examples=[Example({"X": rand(3, 3)}, {"n": 3}, lambda X, n: {"Out": X @ X @ X}),
@@ -124,7 +124,7 @@ def _cross_axis(shape, dim):
 
 
 @register_op(
-    "cross", inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("dim", T.INT, 9)],
+    "cross", no_extra_attrs=True, inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("dim", T.INT, 9)],
     infer=same_as("X"), grad=default_grad("cross_grad"),
     doc="Out = X x Y (3-vector cross product) along dim (9: the first axis of size 3)",
     examples=[Example({"X": rand(2, 3), "Y": rand(2, 3)}, {"dim": 1},
@@ -164,7 +164,7 @@ def _spd(n, *batch):
 
 
 @register_op(
-    "cholesky", inputs=["X"], outputs=["Out"], attrs=[Attr("upper", T.BOOLEAN, False)],
+    "cholesky", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=[Attr("upper", T.BOOLEAN, False)],
     infer=same_as("X"), grad=default_grad("cholesky_grad", uses=["Out"]),
     doc="Out = L with X = L L^T (lower), or L^T when upper; X symmetric positive definite "
         "(read as (X + X^T) / 2)",

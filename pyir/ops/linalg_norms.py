@@ -50,7 +50,7 @@ def _p_norm_expect(X, porder, axis=-1, keepdim=False, asvector=False, **_):
 
 
 @register_op(
-    "p_norm", inputs=["X"], outputs=["Out"], attrs=_P_NORM_ATTRS, infer=_infer_p_norm,
+    "p_norm", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_P_NORM_ATTRS, infer=_infer_p_norm,
     grad=default_grad("p_norm_grad", uses=["X", "Out"]),
     doc="Out = (sum |X|^p)^(1/p) along axis (max / min |X| for p = +-inf, count for p = 0)",
     examples=[
@@ -103,7 +103,7 @@ def _infer_l2_normalize(ctx):
 
 
 @register_op(
-    "norm", inputs=["X"], outputs=["Out", "Norm"], attrs=_NORM_ATTRS, infer=_infer_l2_normalize,
+    "norm", no_extra_attrs=True, inputs=["X"], outputs=["Out", "Norm"], attrs=_NORM_ATTRS, infer=_infer_l2_normalize,
     grad=default_grad("norm_grad", uses=["X", "Norm"]),
     doc="Norm = sqrt(sum(X^2, axis) + epsilon), Out = X / Norm (F.normalize's legacy op)",
     examples=[Example({"X": rand(3, 4)}, {"axis": 1, "epsilon": 1e-10},
@@ -170,7 +170,7 @@ def frobenius_norm_grad(X, Out, Out_grad, dim, keep_dim, reduce_all, in_dtype, o
 
 
 @register_op(
-    "dist", inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("p", T.FLOAT, 2.0)],
+    "dist", no_extra_attrs=True, inputs=["X", "Y"], outputs=["Out"], attrs=[Attr("p", T.FLOAT, 2.0)],
     infer=lambda ctx: {"Out": VarSpec((), ctx.input("X").dtype)},
     grad=default_grad("dist_grad", uses=["X", "Y", "Out"]),
     doc="Out = p-norm of (X - Y) over all elements, X and Y broadcast",

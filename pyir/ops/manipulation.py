@@ -188,7 +188,7 @@ def _runtime_axes(AxesTensor, AxesTensorList, axes):
 
 
 @register_op(
-    "unsqueeze2", inputs=["X", *_AXES_AUX], outputs=["Out", _XSHAPE_EXTRA],
+    "unsqueeze2", no_extra_attrs=True, inputs=["X", *_AXES_AUX], outputs=["Out", _XSHAPE_EXTRA],
     attrs=[Attr("axes", T.INTS, [])], infer=_infer_xshape_op(unsqueeze_shape, "axes"),
     grad=_xshape_grad("unsqueeze2_grad"), doc="Out = X with size-1 dims inserted at `axes`",
     examples=[

@@ -159,7 +159,7 @@ def _factor(FactorTensor, factor):
 
 
 @register_op(
-    "pow", inputs=_POW_INPUTS, outputs=["Out"], attrs=[Attr("factor", T.FLOAT, 1.0)],
+    "pow", no_extra_attrs=True, inputs=_POW_INPUTS, outputs=["Out"], attrs=[Attr("factor", T.FLOAT, 1.0)],
     infer=same_as("X"), grad=default_grad("pow_grad", uses=["X", "FactorTensor"]),
     doc="Out = X ** factor (a scalar exponent)",
     examples=[
@@ -192,7 +192,7 @@ def _infer_fill_like(ctx):
 
 
 @register_op(
-    "fill_any_like", inputs=[Slot("X", no_grad=True)], outputs=["Out"],
+    "fill_any_like", no_extra_attrs=True, inputs=[Slot("X", no_grad=True)], outputs=["Out"],
     attrs=[Attr("value", T.FLOAT, 0.0), Attr("dtype", T.INT, -1)], infer=_infer_fill_like,
     doc="Out = full(X.shape, value) with dtype (-1: X's dtype); paddle.full_like",
     examples=[
@@ -223,7 +223,7 @@ def _infer_fill_batch(ctx):
 
 
 @register_op(
-    "fill_constant_batch_size_like", inputs=[Slot("Input", no_grad=True)], outputs=["Out"],
+    "fill_constant_batch_size_like", no_extra_attrs=True, inputs=[Slot("Input", no_grad=True)], outputs=["Out"],
     attrs=[Attr("shape", T.INTS, []), Attr("value", T.FLOAT, 0.0),
            Attr("str_value", T.STRING, ""), Attr("dtype", T.INT, 5),
            Attr("input_dim_idx", T.INT, 0), Attr("output_dim_idx", T.INT, 0),

@@ -301,7 +301,7 @@ def _hard_label_mask(Label, probs_shape, axis, ignore_index):
 
 
 @register_op(
-    "softmax_with_cross_entropy", inputs=["Logits", Slot("Label", no_grad=True)],
+    "softmax_with_cross_entropy", no_extra_attrs=True, inputs=["Logits", Slot("Label", no_grad=True)],
     outputs=["Softmax", "Loss"], attrs=_SWCE_ATTRS, infer=_infer_swce,
     grad=default_grad("softmax_with_cross_entropy_grad", uses=["Label", "Softmax"]),
     doc="Softmax = softmax(Logits) (or Logits when not use_softmax); "
@@ -388,7 +388,7 @@ def _ce2_grad(op, opdef):
 
 
 @register_op(
-    "cross_entropy2", inputs=["X", Slot("Label", no_grad=True)], outputs=["Y", "XShape", "MatchX"],
+    "cross_entropy2", no_extra_attrs=True, inputs=["X", Slot("Label", no_grad=True)], outputs=["Y", "XShape", "MatchX"],
     attrs=[Attr("ignore_index", T.INT, -100)], infer=_infer_ce2, grad=_ce2_grad,
     doc="Y = -log(X[label]) on the last axis (0 where label == ignore_index); MatchX = X[label]",
     examples=[

@@ -275,7 +275,7 @@ def _in_expect(X, Scale, Bias, epsilon=EPS):
 
 
 @register_op(
-    "instance_norm",
+    "instance_norm", no_extra_attrs=True,
     inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True)],
     outputs=["Y", "SavedMean", "SavedVariance"], attrs=[Attr("epsilon", T.FLOAT, EPS)],
     infer=_infer_in,
@@ -330,7 +330,7 @@ def _gn_expect(X, Scale, Bias, groups, epsilon=EPS):
 
 
 @register_op(
-    "group_norm",
+    "group_norm", no_extra_attrs=True,
     inputs=["X", Slot("Scale", dispensable=True), Slot("Bias", dispensable=True)],
     outputs=["Y", "Mean", "Variance"], attrs=_GN_ATTRS, infer=_infer_gn,
     grad=default_grad("group_norm_grad", uses=["X", "Scale", "Bias", "Y", "Mean", "Variance"],

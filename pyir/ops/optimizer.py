@@ -63,7 +63,7 @@ def _momentum_expect(Param, Grad, Velocity, LearningRate, mu, use_nesterov=False
 
 
 @register_op(
-    "momentum",
+    "momentum", no_extra_attrs=True,
     inputs=["Param", "Grad", "Velocity", "LearningRate", Slot("MasterParam", dispensable=True)],
     outputs=["ParamOut", "VelocityOut", Slot("MasterParamOut", dispensable=True)],
     attrs=[Attr("mu", T.FLOAT, REQUIRED), Attr("use_nesterov", T.BOOLEAN, False),
@@ -139,7 +139,7 @@ _ADAM_INFER = _in_place(("Param", "ParamOut"), ("Moment1", "Moment1Out"),
 
 
 @register_op(
-    "adam", inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS, attrs=_ADAM_ATTRS, infer=_ADAM_INFER,
+    "adam", no_extra_attrs=True, inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS, attrs=_ADAM_ATTRS, infer=_ADAM_INFER,
     differentiable=False,
     doc="Moment1Out = b1 * Moment1 + (1 - b1) * g; Moment2Out = b2 * Moment2 + (1 - b2) * g^2; "
         "ParamOut = Param - lr * sqrt(1 - b2^t) / (1 - b1^t) * Moment1Out / (sqrt(Moment2Out) "
@@ -207,7 +207,7 @@ def _adamw_expect(Param, LearningRate, coeff=0.01, lr_ratio=1.0, with_decay=True
 
 
 @register_op(
-    "adamw", inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS, infer=_ADAM_INFER,
+    "adamw", no_extra_attrs=True, inputs=_ADAM_INPUTS, outputs=_ADAM_OUTPUTS, infer=_ADAM_INFER,
     attrs=_ADAM_ATTRS + [Attr("lr_ratio", T.FLOAT, 1.0), Attr("coeff", T.FLOAT, 0.01),
                          Attr("with_decay", T.BOOLEAN, False)],
     differentiable=False,
@@ -237,7 +237,7 @@ def _clip_by_norm_expect(X, max_norm):
 
 
 @register_op(
-    "clip_by_norm", inputs=["X"], outputs=["Out"], attrs=[Attr("max_norm", T.FLOAT, REQUIRED)],
+    "clip_by_norm", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=[Attr("max_norm", T.FLOAT, REQUIRED)],
     infer=same_as("X"), differentiable=False,
     doc="Out = X * max_norm / ||X||_2 when ||X||_2 > max_norm, else X",
     examples=[Example({"X": rand(3, 4)}, {"max_norm": 0.5}, _clip_by_norm_expect),
@@ -249,7 +249,7 @@ def clip_by_norm(X, max_norm):
 
 
 @register_op(
-    "squared_l2_norm", inputs=["X"], outputs=["Out"],
+    "squared_l2_norm", no_extra_attrs=True, inputs=["X"], outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec((1,), ctx.input("X").dtype)}, differentiable=False,
     doc="Out = [sum(X ** 2)]",
     examples=[Example({"X": rand(3, 4)},

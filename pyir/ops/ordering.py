@@ -58,7 +58,7 @@ def _cumsum_expect(X, axis=-1, flatten=False, exclusive=False, reverse=False):
 
 
 @register_op(
-    "cumsum", inputs=["X"], outputs=["Out"], attrs=_CUMSUM_ATTRS, infer=_infer_cumsum,
+    "cumsum", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_CUMSUM_ATTRS, infer=_infer_cumsum,
     grad=default_grad("cumsum_grad"),
     doc="Out[i] = sum of X[j] for j <= i (j < i when exclusive; j >= i when reverse)",
     examples=[Example({"X": rand(3, 4)}, {"axis": 1}, _cumsum_expect),
@@ -102,7 +102,7 @@ def _shift_down(x, fill):
 
 
 @register_op(
-    "cumprod", inputs=["X"], outputs=["Out"], attrs=_CUMPROD_ATTRS, infer=same_as("X"),
+    "cumprod", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_CUMPROD_ATTRS, infer=same_as("X"),
     grad=default_grad("cumprod_grad", uses=["X", "Out"]),
     doc="Out[i] = product of X[j] for j <= i along dim (j < i when exclusive; j >= i when "
         "reverse)",
@@ -179,14 +179,14 @@ def _first_index(best):
     return lambda values: values.index(best(values))
 
 
-@register_op("arg_max", inputs=["X"], outputs=["Out"], attrs=_ARG_ATTRS, infer=_infer_arg,
+@register_op("arg_max", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_ARG_ATTRS, infer=_infer_arg,
              doc="Out = index of the first maximum along axis (of the flattened X if flatten)",
              examples=_arg_examples(_first_index(max)))
 def arg_max(X, axis, keepdims, flatten, dtype):
     return _arg_reduce(np.argmax, X, axis, keepdims, flatten, dtype)
 
 
-@register_op("arg_min", inputs=["X"], outputs=["Out"], attrs=_ARG_ATTRS, infer=_infer_arg,
+@register_op("arg_min", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_ARG_ATTRS, infer=_infer_arg,
              doc="Out = index of the first minimum along axis (of the flattened X if flatten)",
              examples=_arg_examples(_first_index(min)))
 def arg_min(X, axis, keepdims, flatten, dtype):
@@ -223,7 +223,7 @@ def _argsort_expect(X, axis=-1, descending=False, stable=False):
 
 
 @register_op(
-    "argsort", inputs=["X"], outputs=["Out", "Indices"], attrs=_ARGSORT_ATTRS,
+    "argsort", no_extra_attrs=True, inputs=["X"], outputs=["Out", "Indices"], attrs=_ARGSORT_ATTRS,
     infer=_infer_sorted, grad=default_grad("argsort_grad", uses=["Indices", "X"]),
     doc="Out = X sorted along axis, Indices = the positions they came from",
     examples=[Example({"X": rand(3, 4)}, {"axis": -1}, _argsort_expect),
@@ -262,7 +262,7 @@ def _topk_expect(X, k=1, axis=-1, largest=True, sorted=True):
 
 
 @register_op(
-    "top_k_v2", inputs=["X", Slot("K", dispensable=True, no_grad=True)],
+    "top_k_v2", no_extra_attrs=True, inputs=["X", Slot("K", dispensable=True, no_grad=True)],
     outputs=["Out", "Indices"], attrs=_TOPK_ATTRS,
     infer=lambda ctx: _infer_sorted(ctx, -1 if ctx.inputs.get("K") else ctx.attr("k")),
     grad=default_grad("top_k_v2_grad", uses=["X", "K", "Indices"]),
@@ -289,7 +289,7 @@ def top_k_v2_grad(X, K, Indices, Out_grad, k, axis, largest, sorted):
 
 # --- top_k: the Paddle 1.x op older models still carry --------------------------------------------
 @register_op(
-    "top_k", inputs=["X", Slot("K", dispensable=True, no_grad=True)],
+    "top_k", no_extra_attrs=True, inputs=["X", Slot("K", dispensable=True, no_grad=True)],
     outputs=["Out", "Indices"], attrs=[Attr("k", T.INT, 1)],
     infer=lambda ctx: _infer_sorted_last(ctx, -1 if ctx.inputs.get("K") else ctx.attr("k")),
     grad=default_grad("top_k_grad", uses=["X", "K", "Indices"]),

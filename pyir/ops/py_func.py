@@ -195,7 +195,7 @@ def _grad(op, opdef) -> list[GradOp]:
 
 
 @register_op(
-    "py_func",
+    "py_func", no_extra_attrs=True,
     inputs=[Slot("X", duplicable=True, dispensable=True)],
     outputs=[Slot("Out", duplicable=True, dispensable=True)],
     attrs=[Attr("backward_callable", AttrType.STRING, ""),

@@ -140,7 +140,7 @@ _reduce("min", np.minimum.reduce, np.min, _share_among_ties, True,
 
 # --- mean: fluid's whole-tensor mean ------------------------------------------------------------
 @register_op(
-    "mean", inputs=["X"], outputs=["Out"],
+    "mean", no_extra_attrs=True, inputs=["X"], outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec((), ctx.input("X").dtype)},
     grad=default_grad("mean_grad", uses=["X"]), doc="Out = mean of all elements of X (0-D)",
     examples=[Example({"X": rand(3, 4)}, expect=lambda X: {"Out": np.mean(X, dtype=X.dtype)}),
@@ -220,7 +220,7 @@ def _infer_logsumexp(ctx):
 
 
 @register_op(
-    "logsumexp", inputs=["X"], outputs=["Out"], attrs=_LSE_ATTRS, infer=_infer_logsumexp,
+    "logsumexp", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_LSE_ATTRS, infer=_infer_logsumexp,
     grad=default_grad("logsumexp_grad", uses=["X", "Out"]),
     doc="Out = log(sum(exp(X))) over axis (all axes when empty or reduce_all), computed stably",
     examples=[Example({"X": rand(3, 4)}, {"axis": [1]},

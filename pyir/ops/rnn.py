@@ -148,7 +148,7 @@ def _example(mode, T_, B, I, H, layers, bidirec, lengths=None):
 
 
 @register_op(
-    "rnn",
+    "rnn", no_extra_attrs=True,
     inputs=["Input", Slot("PreState", duplicable=True), Slot("WeightList", duplicable=True),
             Slot("SequenceLength", dispensable=True, no_grad=True)],
     outputs=["Out", Slot("DropoutState", dispensable=True), Slot("State", duplicable=True),

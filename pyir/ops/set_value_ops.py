@@ -50,7 +50,7 @@ def _sv_region(Input, StartsTensorList, EndsTensorList, StepsTensorList, axes, s
 
 
 @register_op(
-    "set_value", inputs=["Input", *_SV_TENSORS], outputs=["Out"], attrs=_SV_ATTRS,
+    "set_value", no_extra_attrs=True, inputs=["Input", *_SV_TENSORS], outputs=["Out"], attrs=_SV_ATTRS,
     infer=same_as("Input"),
     grad=default_grad("set_value_grad", uses=[s.name for s in _SV_TENSORS]),
     doc="Out = Input with Out[starts:ends:steps on axes] = ValueTensor (or `values` in `shape`),"
@@ -128,7 +128,7 @@ def _infer_repeat(ctx):
 
 
 @register_op(
-    "repeat_interleave", inputs=["X", Slot("RepeatsTensor", dispensable=True, no_grad=True)],
+    "repeat_interleave", no_extra_attrs=True, inputs=["X", Slot("RepeatsTensor", dispensable=True, no_grad=True)],
     outputs=["Out"], attrs=_REPEAT_ATTRS, infer=_infer_repeat,
     grad=default_grad("repeat_interleave_grad", uses=["X", "RepeatsTensor"]),
     doc="Out = each slice of X along dim repeated Repeats times (or RepeatsTensor[i] times)",

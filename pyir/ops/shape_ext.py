@@ -83,7 +83,7 @@ def _infer_pad(ctx):
 
 
 @register_op(
-    "pad", inputs=["X"], outputs=["Out"], attrs=_PAD_ATTRS, infer=_infer_pad,
+    "pad", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_PAD_ATTRS, infer=_infer_pad,
     grad=default_grad("pad_grad", out_grads=["Out"], in_grads=["X"], uses=(), keep_empty=()),
     doc="Out = X with paddings[2i] / paddings[2i+1] cells of pad_value before / after dim i",
     examples=[Example({"X": rand(2, 3)}, {"paddings": [1, 0, 2, 1], "pad_value": 0.5},

@@ -80,7 +80,7 @@ def _ss_slices(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList
 
 
 @register_op(
-    "strided_slice", inputs=["Input", *_SS_TENSORS], outputs=["Out"], attrs=_SS_ATTRS,
+    "strided_slice", no_extra_attrs=True, inputs=["Input", *_SS_TENSORS], outputs=["Out"], attrs=_SS_ATTRS,
     infer=_infer_strided_slice,
     grad=default_grad("strided_slice_grad", uses=["Input", *[s.name for s in _SS_TENSORS]]),
     doc="Out = Input[starts:ends:strides] on `axes`, then drop decrease_axis",
@@ -143,7 +143,7 @@ _UNSTACK_ATTRS = [Attr("axis", T.INT, 0), Attr("num", T.INT, 0)]
 
 
 @register_op(
-    "unstack", inputs=["X"], outputs=[Slot("Y", duplicable=True)], attrs=_UNSTACK_ATTRS,
+    "unstack", no_extra_attrs=True, inputs=["X"], outputs=[Slot("Y", duplicable=True)], attrs=_UNSTACK_ATTRS,
     infer=_infer_unstack, grad=default_grad("unstack_grad", uses=[]),
     doc="Y[i] = X taken at index i along axis",
     examples=[Example({"X": rand(2, 3, 2)}, {"axis": 1, "num": 3},
@@ -210,7 +210,7 @@ def _infer_expand_as(ctx):
 
 
 @register_op(
-    "expand_as_v2", inputs=["X", Slot("Y", dispensable=True, no_grad=True)], outputs=["Out"],
+    "expand_as_v2", no_extra_attrs=True, inputs=["X", Slot("Y", dispensable=True, no_grad=True)], outputs=["Out"],
     attrs=[Attr("target_shape", T.INTS, [])], infer=_infer_expand_as,
     grad=default_grad("expand_as_v2_grad", uses=["X"]),
     doc="Out = broadcast_to(X, target_shape or Y's shape)",
@@ -251,7 +251,7 @@ _TILE_SLOTS = [Slot("RepeatTimes", dispensable=True, no_grad=True),
 
 
 @register_op(
-    "tile", inputs=["X", *_TILE_SLOTS], outputs=["Out"],
+    "tile", no_extra_attrs=True, inputs=["X", *_TILE_SLOTS], outputs=["Out"],
     attrs=[Attr("repeat_times", T.INTS, [])], infer=_infer_tile, grad=default_grad("tile_grad"),
     doc="Out = X repeated repeat_times[i] times along dim i (leading dims added as needed)",
     examples=[Example({"X": rand(2, 3)}, {"repeat_times": [2, 1]},
@@ -320,7 +320,7 @@ def _triangle(x, diagonal, lower):
 
 
 @register_op(
-    "tril_triu", inputs=["X"], outputs=["Out"], attrs=_TRI_ATTRS, infer=same_as("X"),
+    "tril_triu", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=_TRI_ATTRS, infer=same_as("X"),
     grad=default_grad("tril_triu_grad", uses=[]),
     doc="Out = lower (lower=True) or upper triangle of X's last two dims from `diagonal`",
     examples=[Example({"X": rand(3, 4)}, {"lower": True},
@@ -351,7 +351,7 @@ def _roll(x, shifts, axis):
 
 
 @register_op(
-    "roll", inputs=["X", Slot("ShiftsTensor", dispensable=True, no_grad=True)], outputs=["Out"],
+    "roll", no_extra_attrs=True, inputs=["X", Slot("ShiftsTensor", dispensable=True, no_grad=True)], outputs=["Out"],
     attrs=_ROLL_ATTRS, infer=same_as("X"), grad=default_grad("roll_grad"),
     doc="Out = X shifted cyclically by shifts along axis (the flattened X when axis is empty)",
     examples=[Example({"X": rand(3, 4)}, {"shifts": [1], "axis": [1]},
@@ -379,7 +379,7 @@ def roll_grad(X, ShiftsTensor, Out_grad, shifts, axis):
 
 
 @register_op(
-    "flip", inputs=["X"], outputs=["Out"], attrs=[Attr("axis", T.INTS, [])], infer=same_as("X"),
+    "flip", no_extra_attrs=True, inputs=["X"], outputs=["Out"], attrs=[Attr("axis", T.INTS, [])], infer=same_as("X"),
     # Paddle's gradient of flip is flip itself.
     grad=lambda op, opdef: [GradOp("flip", {"X": [grad_name(op.output("Out")[0])]},
                                    {"Out": [grad_name(op.input("X")[0])]},

@@ -77,7 +77,7 @@ def fill_constant(ValueTensor, ShapeTensor, ShapeTensorList, shape, value, str_v
 
 
 @register_op(
-    "uniform_random",
+    "uniform_random", no_extra_attrs=True,
     inputs=[Slot("ShapeTensor", dispensable=True),
             Slot("ShapeTensorList", duplicable=True, dispensable=True)],
     outputs=["Out"],
@@ -119,7 +119,7 @@ def gaussian_random(ShapeTensor, ShapeTensorList, shape, mean, std, seed, dtype)
 
 
 @register_op(
-    "assign", inputs=["X"], outputs=["Out"], infer=same_as("X"),
+    "assign", no_extra_attrs=True, inputs=["X"], outputs=["Out"], infer=same_as("X"),
     grad=lambda op, opdef: [GradOp("assign", {"X": [grad_name(op.output("Out")[0])]},
                                    {"Out": [grad_name(op.input("X")[0])]})],
     doc="Out = X (a copy)",

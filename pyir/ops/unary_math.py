@@ -36,24 +36,24 @@ def _quiet(fn):
     return quiet
 
 
-def _unary(name, forward, derivative, doc, uses="X", domain=(-1.0, 1.0)):
+def _unary(name, forward, derivative, doc, uses="X", domain=(-1.0, 1.0), **options):
     """`register_unary` with examples drawn from `domain`: float32 3x4 and float64 2x3x2; the
     result keeps X's dtype."""
     low, high = domain
     register_unary(name, _quiet(forward), _quiet(derivative), doc,
                    [rand(3, 4, low=low, high=high),
                     rand(2, 3, 2, dtype="float64", low=low, high=high)],
-                   module=__name__, uses=uses, keep_dtype=True)
+                   module=__name__, uses=uses, keep_dtype=True, **options)
 
 
 _unary("sin", np.sin, lambda x, g: g * np.cos(x), "Out = sin(X)")
 _unary("cos", np.cos, lambda x, g: -g * np.sin(x), "Out = cos(X)")
 _unary("tan", np.tan, lambda x, g: g / np.cos(x) ** 2, "Out = tan(X)")
 _unary("asin", np.arcsin, lambda x, g: g / np.sqrt(1 - x * x), "Out = asin(X)",
-       domain=(-0.9, 0.9))
+       domain=(-0.9, 0.9), no_extra_attrs=True)
 _unary("acos", np.arccos, lambda x, g: -g / np.sqrt(1 - x * x), "Out = acos(X)",
-       domain=(-0.9, 0.9))
-_unary("atan", np.arctan, lambda x, g: g / (1 + x * x), "Out = atan(X)")
+       domain=(-0.9, 0.9), no_extra_attrs=True)
+_unary("atan", np.arctan, lambda x, g: g / (1 + x * x), "Out = atan(X)", no_extra_attrs=True)
 _unary("sinh", np.sinh, lambda x, g: g * np.cosh(x), "Out = sinh(X)")
 _unary("cosh", np.cosh, lambda x, g: g * np.sinh(x), "Out = cosh(X)")
 _unary("asinh", np.arcsinh, lambda x, g: g / np.sqrt(x * x + 1), "Out = asinh(X)")
@@ -62,7 +62,7 @@ _unary("acosh", np.arccosh, lambda x, g: g / np.sqrt(x * x - 1), "Out = acosh(X)
 _unary("atanh", np.arctanh, lambda x, g: g / (1 - x * x), "Out = atanh(X)",
        domain=(-0.9, 0.9))
 _unary("erf", erf, lambda x, g: g * (2.0 / math.sqrt(math.pi)) * np.exp(-x * x),
-       "Out = erf(X) = 2/sqrt(pi) * integral_0^X exp(-t^2) dt")
+       "Out = erf(X) = 2/sqrt(pi) * integral_0^X exp(-t^2) dt", no_extra_attrs=True)
 _unary("log1p", np.log1p, lambda x, g: g / (1 + x), "Out = ln(1 + X)", domain=(-0.5, 1.0))
 _unary("log2", np.log2, lambda x, g: g / (x * math.log(2)), "Out = log2(X)", domain=(0.5, 2.0))
 _unary("log10", np.log10, lambda x, g: g / (x * math.log(10)), "Out = log10(X)",
@@ -79,7 +79,7 @@ _ROUNDING_CASE = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.26, -0.74]], np
 _SMOOTH_CASE = np.array([[0.2, 1.3, -0.7], [2.1, -1.2, 0.3]])
 
 
-def _zero_grad(name, forward, doc, attrs=(), example_attrs=None):
+def _zero_grad(name, forward, doc, attrs=(), example_attrs=None, **options):
     """Register a piecewise-constant op's `name_grad(Out@GRAD) -> zeros`; returns a decorator
     for the forward kernel, whose example is the half-way points of `_ROUNDING_CASE`."""
     register_op(f"{name}_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
@@ -93,7 +93,7 @@ def _zero_grad(name, forward, doc, attrs=(), example_attrs=None):
         examples=[Example({"X": _ROUNDING_CASE}, example_attrs,
                           lambda X, **a: {"Out": forward(X, **a)}, grad=False),
                   Example({"X": _SMOOTH_CASE}, example_attrs,
-                          lambda X, **a: {"Out": forward(X, **a)})])
+                          lambda X, **a: {"Out": forward(X, **a)})], **options)
 
 
 def _zeros_like_grad(Out_grad):
@@ -118,7 +118,7 @@ def ceil(X):
 
 
 @_zero_grad("trunc", lambda X: np.where(X < 0, np.ceil(X), np.floor(X)),
-            "Out = X rounded toward zero")
+            "Out = X rounded toward zero", no_extra_attrs=True)
 def trunc(X):
     return {"Out": np.trunc(X)}
 
@@ -132,7 +132,7 @@ def round_(X, decimals):
 
 
 @register_op(
-    "sign", inputs=["X"], outputs=["Out"], infer=same_as("X"),
+    "sign", no_extra_attrs=True, inputs=["X"], outputs=["Out"], infer=same_as("X"),
     grad=lambda op, opdef: [GradOp("scale", {"X": [grad_name(op.output("Out")[0])]},
                                    {"Out": [grad_name(op.input("X")[0])]},
                                    {"scale": 0.0, "bias": 0.0, "bias_after_scale": True})],
