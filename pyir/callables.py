@@ -1,4 +1,5 @@
-"""Python callables of `py_func` ops: registration, references, safe resolution (DESIGN §3).
+"""Python callables of `py_func` ops: registration, references, safe resolution
+(docs/callables.md).
 
 A py_func op stores its callables as STRING attributes holding references
 `"package.module:qualname"`. A function becomes loadable by being registered:

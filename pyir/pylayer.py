@@ -1,6 +1,6 @@
 """`static_pylayer`: build a `pylayer` op whose forward and backward are sub-blocks.
 
-The layout is Paddle's (wire-format.md §4):
+The layout is Paddle's (docs/wire-format.md §4):
 
     block P   pylayer(Input=[x...]) -> Out=[_generated_var_i...], Scope=[_generated_var_j]
               attrs: blocks = [F, B]

@@ -1,4 +1,5 @@
-"""The op registry: one declarative definition per op (DESIGN §2).
+"""The op registry: one declarative definition per op (docs/architecture.md, "The op
+contract").
 
 An op is one `@register_op(...)` call in its family module under `pyir/ops/`. The call
 declares Paddle's slot and attribute names, shape/dtype inference, the gradient rule and

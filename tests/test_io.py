@@ -1,4 +1,4 @@
-"""save_inference_model / load_inference_model / save_model / load_model (wire-format.md §2)."""
+"""save_inference_model / load_inference_model / save_model / load_model (docs/wire-format.md §2)."""
 
 import json
 import pathlib

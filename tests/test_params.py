@@ -1,4 +1,4 @@
-"""Combined `.pdiparams` files (wire-format.md §1) and `.npz` parameters."""
+"""Combined `.pdiparams` files (docs/wire-format.md §1) and `.npz` parameters."""
 
 import json
 import pathlib

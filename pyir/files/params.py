@@ -1,4 +1,4 @@
-"""Parameter files: Paddle's combined `.pdiparams` format (wire-format.md §1) and `.npz`.
+"""Parameter files: Paddle's combined `.pdiparams` format (docs/wire-format.md §1) and `.npz`.
 
 A `.pdiparams` file is a bare concatenation of tensor records, one per persistable variable,
 in `sorted()` name order; it holds no names, so a reader needs the names from the program.

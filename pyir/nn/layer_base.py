@@ -19,7 +19,7 @@ from ..eager import Tensor
 from ..errors import BuildError
 from ..executor import global_scope
 from ..framework import Variable, unique_name
-from ..layer_helper import EagerParameter, create_parameter, is_parameter, to_param_attr
+from ..layer_helper import create_parameter, is_parameter, to_param_attr
 
 __all__ = ["Layer", "camel_to_snake"]
 

@@ -1,7 +1,7 @@
 """Comparison, logical, bitwise and is-nan/inf ops: numpy broadcasting, no gradients.
 
 Paddle's legacy compare ops carry an `axis` attribute but ignore it and broadcast numpy-style
-(wire-format.md §5), so pyir does the same. Logical ops treat nonzero as true; bitwise ops
+(docs/wire-format.md §5), so pyir does the same. Logical ops treat nonzero as true; bitwise ops
 keep their input's integer (or bool) dtype.
 """
 

@@ -193,7 +193,7 @@ def matmul_v2_grad(X, Y, Out_grad, trans_x, trans_y):
 
 
 # --- softmax / log_softmax --------------------------------------------------------------------
-# Paddle's CPU kernels clip X - max(X) at -64 before exponentiating (wire-format.md §5).
+# Paddle's CPU kernels clip X - max(X) at -64 before exponentiating (docs/wire-format.md §5).
 SOFTMAX_CLIP = -64.0
 
 

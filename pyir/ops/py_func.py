@@ -1,6 +1,6 @@
 """The `py_func` op: a Python callable as an op, with an optional Python backward.
 
-Layout (wire-format.md §3, with references instead of Paddle's process-local ids):
+Layout (docs/wire-format.md §3, with references instead of Paddle's process-local ids):
 slots X and Out (both duplicable, may be empty); STRING attributes `forward_callable` and
 `backward_callable` ("package.module:qualname", "" for none); STRINGS `backward_skip_vars`;
 Paddle's INT `forward_callable_id` / `backward_callable_id` (default -1, so Paddle reading a

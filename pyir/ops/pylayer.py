@@ -1,6 +1,6 @@
 """`pylayer` / `pylayer_grad`: a custom layer whose forward and backward are sub-blocks.
 
-Layout (Paddle's, wire-format.md §4): `pylayer` takes `Input` (duplicable), writes `Out`
+Layout (Paddle's, docs/wire-format.md §4): `pylayer` takes `Input` (duplicable), writes `Out`
 (duplicable) and `Scope` (one STEP_SCOPES variable), and holds `blocks = [forward, backward]`
 (just `[forward]` when there is no backward). `pylayer_grad` takes `Input`, `Out@GRAD` and
 `Scope`, writes `Input@GRAD`, and holds `backward_block`.

@@ -40,7 +40,6 @@ def pdist(x, p: float = 2.0, name: str | None = None):
     """
     if len(x.shape) != 2:
         fail("pdist", f"x must be 2-D, got shape {list(x.shape)}")
-    n = x.shape[0]
     diff = unsqueeze(x, -2) - unsqueeze(x, -3)
     d = _out("p_norm", {"X": diff}, {"axis": -1, "porder": float(p), "keepdim": False,
                                      "epsilon": 1e-12, "asvector": False})
