@@ -10,7 +10,6 @@ import builtins as _builtins
 
 import numpy as np
 
-from . import ops as _ops  # noqa: F401  (fills the registry)
 from . import framework
 # Public names (re-exported for `import pyir as paddle`).
 from .errors import PyirError  # noqa: F401

@@ -14,6 +14,7 @@ list; an absent dispensable slot as None. A kernel may omit outputs nobody asked
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
@@ -22,6 +23,7 @@ import numpy as np
 
 from ._proto.framework_pb2 import AttrType
 from .errors import CheckError, PyirError
+from .op_index import OP_MODULES
 
 # Attributes Paddle puts on every op; they never reach a kernel.
 COMMON_ATTRS: dict[str, int] = {
@@ -172,7 +174,69 @@ class OpDef:
         self.output_index = {s.name: s for s in self.outputs}
 
 
-OPS: dict[str, OpDef] = {}
+class _Registry(dict):
+    """op type -> OpDef, filled from the op family modules on first use: a lookup imports the
+    family that defines the op (`pyir/op_index.py`, checked by tests/test_op_index.py), and
+    anything that walks every op (`pyir ops`, the test sweeps) loads them all first. So
+    `import pyir` and `pyir run` pay only for the ops a program uses."""
+
+    _all_loaded = False
+
+    def _load(self, name) -> None:
+        module = OP_MODULES.get(name) if isinstance(name, str) else None
+        if module is not None and not dict.__contains__(self, name):
+            importlib.import_module(module)
+
+    def __missing__(self, name):
+        self._load(name)
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        raise KeyError(name)
+
+    def get(self, name, default=None):
+        if not dict.__contains__(self, name):
+            self._load(name)
+        return dict.get(self, name, default)
+
+    def __contains__(self, name) -> bool:
+        if not dict.__contains__(self, name):
+            self._load(name)
+        return dict.__contains__(self, name)
+
+    def load_all(self) -> None:
+        """Import every op family and check the cross-op facts (grad_of names an op)."""
+        if self._all_loaded:
+            return
+        for module in sorted(set(OP_MODULES.values())):
+            importlib.import_module(module)
+        self._all_loaded = True
+        for opdef in dict.values(self):
+            if opdef.grad_of is not None and not dict.__contains__(self, opdef.grad_of):
+                raise PyirError(f"op {opdef.type!r} says it is the gradient of unknown op "
+                                f"{opdef.grad_of!r}")
+
+    def __iter__(self):
+        self.load_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self.load_all()
+        return dict.__len__(self)
+
+    def keys(self):
+        self.load_all()
+        return dict.keys(self)
+
+    def values(self):
+        self.load_all()
+        return dict.values(self)
+
+    def items(self):
+        self.load_all()
+        return dict.items(self)
+
+
+OPS: dict[str, OpDef] = _Registry()
 
 
 GRAD_SUFFIX = "@GRAD"
@@ -219,17 +283,17 @@ def register_op(type: str, *, inputs=(), outputs=(), attrs=(), infer=None, grad=
     outs = tuple(s if isinstance(s, Slot) else Slot(s) for s in outputs)
 
     def decorate(kernel):
-        if type in OPS:
+        if dict.__contains__(OPS, type):
             raise PyirError(f"op {type!r} is registered twice")
         expected = [s.param for s in ins] + [a.name for a in attrs] + list(runtime)
         actual = _param_names(kernel)
         if actual != expected:
             raise PyirError(f"kernel of op {type!r} takes ({', '.join(actual)}); its "
                             f"declaration needs ({', '.join(expected)})")
-        OPS[type] = OpDef(type, ins, outs, tuple(attrs), kernel, infer, grad,
+        dict.__setitem__(OPS, type, OpDef(type, ins, outs, tuple(attrs), kernel, infer, grad,
                           grad is not None if differentiable is None else differentiable,
                           doc, tuple(examples), tuple(runtime), prepare, check_save, grad_of,
-                          io, side_effects, no_extra_attrs)
+                          io, side_effects, no_extra_attrs))
         return kernel
 
     return decorate

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import OPS, REQUIRED, Attr, Example, Slot, VarSpec, register_op
+from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import rand, rand_positive
 
@@ -446,25 +446,6 @@ def rprop(param, grad, prev, learning_rate, master_param, learning_rate_range, e
             "learning_rate_out": lr}
 
 
-# --- accuracy -----------------------------------------------------------------------------
-def _accuracy_expect(Out, Indices, Label):
-    hits = sum(int(Label.reshape(-1)[i]) in set(Indices[i].tolist()) for i in range(len(Indices)))
-    rows = len(Indices)
-    return {"Accuracy": np.array(hits / rows if rows else 0.0, np.float32),
-            "Correct": np.array(hits, np.int32), "Total": np.array(rows, np.int32)}
-
-
-def accuracy(Out, Indices, Label):
-    rows = Indices.shape[0]
-    if rows == 0:
-        return {"Accuracy": np.array(0.0, np.float32), "Correct": np.array(0, np.int32),
-                "Total": np.array(0, np.int32)}
-    labels = Label.reshape(rows, -1)[:, :1]
-    hits = int(np.any(Indices == labels, axis=1).sum())
-    return {"Accuracy": np.array(hits / rows, np.float32), "Correct": np.array(hits, np.int32),
-            "Total": np.array(rows, np.int32)}
-
-
 # --- asgd ---------------------------------------------------------------------------------
 def _asgd_expect(param, grad, learning_rate, d, y, n, **_):
     d_out = d.astype(np.float64) - y + grad
@@ -494,21 +475,3 @@ def asgd(param, grad, learning_rate, d, y, n, master_param, multi_precision):
             "y_out": grad.astype(param.dtype, copy=True)}
 
 
-# Another module (ops/static_metric.py on newer trees) may define the same op: one definition.
-if "accuracy" not in OPS:
-    register_op(
-        "accuracy", inputs=["Out", "Indices", Slot("Label", no_grad=True)],
-        outputs=["Accuracy", "Correct", "Total"],
-        infer=lambda ctx: {"Accuracy": VarSpec((), np.dtype(np.float32)),
-                           "Correct": VarSpec((), np.dtype(np.int32)),
-                           "Total": VarSpec((), np.dtype(np.int32))},
-        differentiable=False,
-        doc="Top-k accuracy from top_k's Indices: the share of rows whose Label is among them",
-        examples=[Example({"Out": rand(6, 2),
-                           "Indices": np.array([[0, 1], [2, 3], [1, 4], [0, 2], [3, 1], [4, 0]],
-                                               np.int64),
-                           "Label": np.array([[1], [0], [4], [2], [2], [4]], np.int64)},
-                          expect=_accuracy_expect),
-                  Example({"Out": rand(0, 1), "Indices": np.zeros((0, 1), np.int64),
-                           "Label": np.zeros((0, 1), np.int64)}, expect=_accuracy_expect)],
-    )(accuracy)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import OPS, Attr, Example, Slot, VarSpec, register_op
+from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import default_grad
 
@@ -72,23 +72,21 @@ def _expect(Weight, U, V, dim, power_iters, **_):
 # gradient rule, which holds U and V fixed, is exact).
 _W = np.array([[[3.0, 0.2], [0.1, 0.3]], [[0.2, 0.1], [1.0, 0.2]], [[0.1, 0.4], [0.2, 0.1]]])
 
-# The nn layers may define the same Paddle op; one definition wins.
-if "spectral_norm" not in OPS:
-    register_op(
-        "spectral_norm", inputs=["Weight", Slot("U", no_grad=True), Slot("V", no_grad=True)],
-        outputs=["Out"], attrs=_ATTRS,
-        infer=lambda ctx: {"Out": VarSpec(ctx.input("Weight").shape, ctx.input("Weight").dtype)},
-        grad=default_grad("spectral_norm_grad", uses=["Weight", "U", "V"], in_grads=["Weight"]),
-        doc="Out = Weight / sigma_max(Weight as a [dim, rest] matrix), by power iteration",
-        examples=[
-            Example({"Weight": _W, "U": np.ones(3), "V": np.ones(4)},
-                    {"dim": 0, "power_iters": 60, "eps": 1e-12}, _expect),
-            Example({"Weight": _W, "U": np.ones(2), "V": np.ones(6)},
-                    {"dim": 1, "power_iters": 60, "eps": 1e-12}, _expect),
-        ],
-    )(spectral_norm)
-    register_op(
-        "spectral_norm_grad", inputs=["Weight", "U", "V", "Out@GRAD"],
-        outputs=[Slot("Weight@GRAD", dispensable=True)], attrs=_ATTRS, grad_of="spectral_norm",
-        doc="dW = dOut / sigma - sum(dOut * W) / sigma^2 * u v^T",
-    )(spectral_norm_grad)
+register_op(
+    "spectral_norm", inputs=["Weight", Slot("U", no_grad=True), Slot("V", no_grad=True)],
+    outputs=["Out"], attrs=_ATTRS,
+    infer=lambda ctx: {"Out": VarSpec(ctx.input("Weight").shape, ctx.input("Weight").dtype)},
+    grad=default_grad("spectral_norm_grad", uses=["Weight", "U", "V"], in_grads=["Weight"]),
+    doc="Out = Weight / sigma_max(Weight as a [dim, rest] matrix), by power iteration",
+    examples=[
+        Example({"Weight": _W, "U": np.ones(3), "V": np.ones(4)},
+                {"dim": 0, "power_iters": 60, "eps": 1e-12}, _expect),
+        Example({"Weight": _W, "U": np.ones(2), "V": np.ones(6)},
+                {"dim": 1, "power_iters": 60, "eps": 1e-12}, _expect),
+    ],
+)(spectral_norm)
+register_op(
+    "spectral_norm_grad", inputs=["Weight", "U", "V", "Out@GRAD"],
+    outputs=[Slot("Weight@GRAD", dispensable=True)], attrs=_ATTRS, grad_of="spectral_norm",
+    doc="dW = dOut / sigma - sum(dOut * W) / sigma^2 * u v^T",
+)(spectral_norm_grad)

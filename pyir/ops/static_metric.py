@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import OPS, Attr, Example, GradOp, Slot, VarSpec, grad_name, register_op
+from ..registry import Attr, Example, GradOp, Slot, VarSpec, grad_name, register_op
 from ..registry import AttrType as T
 from ._helpers import rand, same_as
 
@@ -102,17 +102,16 @@ def accuracy(Out, Indices, Label):
 
 
 # Another module (the optimizers' metrics) may define the same Paddle op; one definition wins.
-if "accuracy" not in OPS:
-    register_op(
-        "accuracy", inputs=["Out", "Indices", Slot("Label", no_grad=True)],
-        outputs=["Accuracy", "Correct", "Total"], infer=_infer_accuracy, differentiable=False,
-        doc="Correct = rows whose top-k Indices contain Label; Accuracy = Correct / Total",
-        examples=[
-            Example({"Out": rand(4, 2), "Indices": np.array([[1, 0], [2, 3], [0, 4], [4, 1]]),
-                     "Label": np.array([[0], [1], [4], [3]])}, {}, _accuracy_expect),
-            Example({"Out": rand(0, 2), "Indices": np.zeros((0, 2), "int64"),
-                     "Label": np.zeros((0, 1), "int64")}, {},
-                    {"Accuracy": np.array(0.0, "float32"), "Correct": np.array(0, "int32"),
-                     "Total": np.array(0, "int32")}),
-        ],
-    )(accuracy)
+register_op(
+    "accuracy", inputs=["Out", "Indices", Slot("Label", no_grad=True)],
+    outputs=["Accuracy", "Correct", "Total"], infer=_infer_accuracy, differentiable=False,
+    doc="Correct = rows whose top-k Indices contain Label; Accuracy = Correct / Total",
+    examples=[
+        Example({"Out": rand(4, 2), "Indices": np.array([[1, 0], [2, 3], [0, 4], [4, 1]]),
+                 "Label": np.array([[0], [1], [4], [3]])}, {}, _accuracy_expect),
+        Example({"Out": rand(0, 2), "Indices": np.zeros((0, 2), "int64"),
+                 "Label": np.zeros((0, 1), "int64")}, {},
+                {"Accuracy": np.array(0.0, "float32"), "Correct": np.array(0, "int32"),
+                 "Total": np.array(0, "int32")}),
+    ],
+)(accuracy)

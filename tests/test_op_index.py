@@ -1,0 +1,50 @@
+"""pyir/op_index.py (which module registers each op) matches the registrations, and ops load
+lazily: `import pyir` does not import every op family."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_index_is_up_to_date():
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_op_index.py"),
+                             "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_each_indexed_module_registers_its_ops_in_a_fresh_process():
+    script = """
+import importlib, pyir
+from pyir import registry
+from pyir.op_index import OP_MODULES
+missing = []
+for name, module in sorted(OP_MODULES.items()):
+    importlib.import_module(module)
+    if not dict.__contains__(registry.OPS, name):
+        missing.append((name, module))
+print(missing)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_import_pyir_loads_only_some_op_families_and_a_lookup_loads_the_rest():
+    script = """
+import sys, pyir
+from pyir import registry
+before = {m for m in sys.modules if m.startswith("pyir.ops.")}
+assert "pyir.ops.nn_pool" not in before, sorted(before)
+assert registry.lookup("pool3d") is not None
+assert "pyir.ops.nn_pool" in sys.modules
+assert registry.lookup("no_such_op") is None
+assert "no_such_op" not in registry.OPS and len(registry.OPS) > 500
+print(len(before))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) < 20
