@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.machinery
 import inspect
 import itertools
 import os
@@ -233,11 +234,39 @@ def resolve(reference: str, where: Where | None = None) -> Callable:
         raise CallableError(f"refused: not a registered pyir callable (module {module!r} is "
                             f"part of the Python standard library and is never imported for a "
                             f"reference)", where)
-    _import(module, where)
+    if module not in sys.modules:
+        _check_trusted(module, where)
+        _import(module, where)
     fn = _REGISTERED.get(reference)
     if fn is None:
         raise CallableError(_not_registered(reference), where)
     return fn
+
+
+def _check_trusted(module: str, where: Where) -> None:
+    """Refuse, before importing anything, a module nobody trusted: it must live in a
+    directory the user named (`--path`, $PYIR_PATH) or be declared by an installed package
+    (entry points of group `pyir.callables`). Importing a module runs its code, so a file
+    alone never decides that (docs/callables.md)."""
+    top = module.split(".")[0]
+    dirs = _dirs()
+    if dirs and importlib.machinery.PathFinder.find_spec(top, dirs) is not None:
+        return
+    if top in _declared_packages():
+        return
+    raise CallableError(
+        f"refused: module {module!r} is not imported, not in a directory you named and not "
+        f"declared by an installed package's {ENTRY_POINT_GROUP!r} entry points, so pyir does "
+        f"not import it (importing runs its code); if you trust it, name its directory with "
+        f"`pyir run --path DIR` or $PYIR_PATH", where)
+
+
+def _declared_packages() -> set[str]:
+    """Top-level packages of the modules the `pyir.callables` entry points name."""
+    import importlib.metadata  # ~20 ms: only when a reference is not found otherwise
+
+    return {ep.value.split(":")[0].split(".")[0].strip()
+            for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def _import(module: str, where: Where) -> None:

@@ -133,7 +133,8 @@ def test_run_without_search_path_is_refused_before_any_op_runs(built):
     result = run_python(RUN, built, check=False)
     assert result.returncode != 0
     assert "CallableError" in result.stderr
-    assert "cannot import module 'helpers_callables'" in result.stderr
+    assert "module 'helpers_callables' is not imported, not in a directory you named" in \
+        result.stderr
     assert "--path DIR" in result.stderr
 
 

@@ -136,7 +136,8 @@ def _saved(tmp_path):
 
 
 def _fresh_python(code: str) -> str:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{SAMPLES}"}
+    # the samples' py_func callables are trusted by naming their directory (PYIR_PATH)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{SAMPLES}", "PYIR_PATH": str(SAMPLES)}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
