@@ -168,3 +168,22 @@ def test_a_self_parented_block_ends_with_one_line_not_a_hang(tmp_path, verb):
     args = [verb, str(path)] + (["--check"] if verb == "inspect" else ["--feed",
                                                                         "x=missing.npy"])
     assert_one_line_error(cli(*args), "block 0 is the root")
+
+
+@pytest.mark.parametrize("label", [10, 99, -3])
+def test_an_out_of_range_label_is_an_error_not_a_zero_loss(label):
+    import numpy as np
+
+    import pyir
+    from pyir.errors import KernelError
+
+    from pyir import framework
+
+    framework.static_mode[0] = False  # eager, whatever earlier tests left
+    logits = pyir.to_tensor(np.zeros((2, 10), "float32"))
+    labels = pyir.to_tensor(np.array([[1], [label]], "int64"))
+    with pytest.raises(KernelError, match=f"label {label} is out of range for 10 classes"):
+        pyir.nn.functional.cross_entropy(logits, labels)
+    ignored = pyir.nn.functional.cross_entropy(
+        logits, pyir.to_tensor(np.array([[1], [-100]], "int64")), reduction="none")
+    np.testing.assert_allclose(ignored.numpy().ravel(), [np.log(10.0), 0.0], rtol=1e-6)

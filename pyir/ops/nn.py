@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..errors import CheckError
+from ..errors import CheckError, KernelError, Where
 from ..registry import OPS, Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import broadcast_shape, default_grad, grad_name, rand, rand_positive, same_as, \
@@ -291,10 +291,21 @@ def _infer_swce(ctx):
     return {"Softmax": VarSpec(logits.shape, logits.dtype), "Loss": VarSpec(loss, logits.dtype)}
 
 
+def _check_labels(label, keep, classes: int, op_type: str) -> None:
+    """Hard labels must name a class (or be ignore_index), as Paddle's kernels enforce: an
+    out-of-range label would otherwise give a silent zero loss."""
+    bad = keep & ((label < 0) | (label >= classes))
+    if np.any(bad):
+        value = int(label[bad].reshape(-1)[0])
+        raise KernelError(f"label {value} is out of range for {classes} classes (labels must "
+                          f"be in [0, {classes}) or equal ignore_index)", Where(op_type=op_type))
+
+
 def _hard_label_mask(Label, probs_shape, axis, ignore_index):
     """(one-hot of Label along axis, keep mask with the loss's shape) for hard labels."""
     label = Label.reshape(tuple(1 if i == axis else d for i, d in enumerate(probs_shape)))
     keep = label != ignore_index
+    _check_labels(label, keep, probs_shape[axis], "softmax_with_cross_entropy")
     classes = np.arange(probs_shape[axis]).reshape([-1 if i == axis else 1
                                                     for i in range(len(probs_shape))])
     return (classes == np.where(keep, label, -1)), keep
@@ -404,6 +415,7 @@ def _ce2_grad(op, opdef):
 def cross_entropy2(X, Label, ignore_index):
     label = Label.reshape(X.shape[:-1] + (1,))
     keep = label != ignore_index
+    _check_labels(label, keep, X.shape[-1], "cross_entropy2")
     match = np.where(keep, np.take_along_axis(X, np.where(keep, label, 0), -1), 0)
     y = np.where(keep, -np.log(np.where(keep, match, 1)), 0).astype(X.dtype, copy=False)
     return {"Y": y, "XShape": np.empty(X.shape + (0,), X.dtype),
