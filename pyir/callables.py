@@ -220,20 +220,15 @@ def resolve(reference: str, where: Where | None = None) -> Callable:
     fn = _LOCAL.get(reference) or _REGISTERED.get(reference)
     if fn is not None:
         return fn
-    if is_local(reference):
-        raise CallableError("refused: this in-process reference belongs to another process "
-                            "(the program was built there with an unregistered callable)", where)
-    if not _REFERENCE.match(reference):
-        raise CallableError("refused: not a 'package.module:qualname' reference", where)
-    fn = _from_entry_points(reference, where)
+    if is_local(reference) or not _REFERENCE.match(reference):
+        raise CallableError(static_refusal(reference), where)
+    fn = _from_entry_points(reference, where)  # what an installed package declares
     if fn is not None:
         return fn
+    refusal = static_refusal(reference)  # the standard library
+    if refusal is not None:
+        raise CallableError(refusal, where)
     module = reference.split(":")[0]
-    top = module.split(".")[0]
-    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
-        raise CallableError(f"refused: not a registered pyir callable (module {module!r} is "
-                            f"part of the Python standard library and is never imported for a "
-                            f"reference)", where)
     if module not in sys.modules:
         _check_trusted(module, where)
         _import(module, where)
@@ -241,6 +236,22 @@ def resolve(reference: str, where: Where | None = None) -> Callable:
     if fn is None:
         raise CallableError(_not_registered(reference), where)
     return fn
+
+
+def static_refusal(reference: str) -> str | None:
+    """Why `reference` is refused whatever the user trusts, decided without importing
+    anything (so `pyir inspect --check` reports it too), or None."""
+    if is_local(reference):
+        return ("refused: this in-process reference belongs to another process (the program "
+                "was built there with an unregistered callable)")
+    if not _REFERENCE.match(reference):
+        return "refused: not a 'package.module:qualname' reference"
+    module = reference.split(":")[0]
+    top = module.split(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+        return (f"refused: not a registered pyir callable (module {module!r} is part of the "
+                f"Python standard library and is never imported for a reference)")
+    return None
 
 
 def _check_trusted(module: str, where: Where) -> None:

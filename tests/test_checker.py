@@ -187,3 +187,13 @@ def test_an_out_of_range_label_is_an_error_not_a_zero_loss(label):
     ignored = pyir.nn.functional.cross_entropy(
         logits, pyir.to_tensor(np.array([[1], [-100]], "int64")), reduction="none")
     np.testing.assert_allclose(ignored.numpy().ravel(), [np.log(10.0), 0.0], rtol=1e-6)
+
+
+def test_inspect_check_refuses_what_run_would_refuse_without_importing(tmp_path):
+    program = _program(("py_func", {"X": ["x"]}, {"Out": ["y"]},
+                        {"forward_callable": "os:system", "backward_callable": ""}))
+    path = _write(tmp_path, program)
+    result = cli("inspect", str(path), "--check")
+    assert_one_line_error(result, "'os' is part of the Python standard library")
+    listed = cli("inspect", str(path))
+    assert listed.exit_code == 0 and "problems (1):" in listed.output

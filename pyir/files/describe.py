@@ -9,8 +9,9 @@ imports or runs what the file names, so an untrusted file is safe to describe.
 
 from __future__ import annotations
 
+from ..callables import static_refusal
 from ..checker import check_program
-from ..errors import PyirError, Where
+from ..errors import CheckError, PyirError, Where
 from ..printer import callable_references, format_program, to_dot, to_json
 from ..serialize import load_program
 
@@ -41,6 +42,17 @@ def describe_model(model: str, fmt: str = "text", block: int | None = None,
                         Where(file=model))
     problems = check_program(program, lenient=not strict)
     refs = callable_references(program)
+    for r in refs:  # references `pyir run` would refuse whatever the user trusts
+        if r["reference"].startswith("<paddle callable id"):
+            continue  # Paddle's ids run once bound (--bind-id)
+        refusal = static_refusal(r["reference"])
+        if refusal is not None:
+            problem = CheckError(refusal, Where(file=model, block=r["block"],
+                                                op_index=r["op_index"], op_type=r["op_type"],
+                                                callable=r["reference"]))
+            if strict:
+                raise problem
+            problems.append(problem)
     if fmt == "json":
         return to_json(program, block, problems=[str(p) for p in problems], file=model) + "\n"
     if fmt == "dot":
