@@ -142,3 +142,21 @@ def test_write_files_leaves_nothing_when_a_rename_fails(tmp_path, monkeypatch):
         files.write_files({str(tmp_path / "a.pb"): b"1", str(tmp_path / "a.pdiparams"): b"2"})
     monkeypatch.undo()
     assert os.listdir(tmp_path) == []
+
+
+def test_an_npz_feed_with_a_stray_member_is_refused_before_decompressing(tmp_path):
+    from pyir.errors import FeedError
+    from pyir.files.run import read_feeds
+
+    np.savez(tmp_path / "f.npz", x=np.ones(2, "float32"), huge=np.zeros(10, "float32"))
+    with pytest.raises(FeedError, match="no input 'huge'"):
+        read_feeds((str(tmp_path / "f.npz"),), ["x"], "m.pb")
+    np.savez(tmp_path / "g.npz", x=np.ones(2, "float32"))
+    with open(tmp_path / "g.npz", "r+b") as f:  # damage the member's bytes, keep the index
+        f.seek(60)
+        f.write(b"\x00" * 20)
+    with pytest.raises(FeedError, match=r"g.npz: (member 'x' cannot be read|cannot read it)"):
+        read_feeds((str(tmp_path / "g.npz"),), ["x"], "m.pb")
+    (tmp_path / "t.npz").write_text("not a zip")
+    with pytest.raises(FeedError, match="t.npz: cannot read it as .npz"):
+        read_feeds((str(tmp_path / "t.npz"),), ["x"], "m.pb")

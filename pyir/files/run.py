@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import os
+import zipfile
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -170,7 +171,7 @@ def _feed_items(spec: str, inputs: list[str], model: str):
             raise FeedError(f"--feed {spec}: expected NAME=FILE.npy", Where(file=model))
         return [(name, _load_array(path, spec, model))]
     if spec.endswith(".npz"):
-        return list(_load_npz(spec, model).items())
+        return _load_npz(spec, model, inputs)
     if len(inputs) != 1:
         raise FeedError(f"--feed {spec}: a bare .npy binds to the only input, but the program "
                         f"has {len(inputs)} ({', '.join(inputs) or 'none'}); use "
@@ -192,15 +193,33 @@ def _load_array(path: str, spec: str, model: str) -> np.ndarray:
     return value
 
 
-def _load_npz(path: str, model: str) -> dict:
+def _load_npz(path: str, model: str, inputs: list[str]) -> list:
+    """(name, array) for each member; a member that is no input is refused before any member
+    is decompressed, and each member's read error names it."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {k: archive[k] for k in archive.files}
+        archive = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise FeedError(f"--feed {path}: no such file", Where(file=model)) from None
-    except (OSError, ValueError, AttributeError) as e:
+    except (OSError, ValueError, zipfile.BadZipFile) as e:
         raise FeedError(f"--feed {path}: cannot read it as .npz: {e}",
                         Where(file=model)) from None
+    if not hasattr(archive, "files"):
+        raise FeedError(f"--feed {path}: not an .npz archive (an .npy? pass it as NAME=FILE)",
+                        Where(file=model))
+    with archive:
+        stray = [k for k in archive.files if k not in inputs]
+        if stray:
+            raise FeedError(f"--feed {path}: the program has no input {stray[0]!r} (its "
+                            f"inputs: {', '.join(inputs) or 'none'})",
+                            Where(file=model, var=stray[0]))
+        items = []
+        for name in archive.files:
+            try:
+                items.append((name, archive[name]))
+            except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
+                raise FeedError(f"--feed {path}: member {name!r} cannot be read: {e}",
+                                Where(file=model, var=name)) from None
+        return items
 
 
 __all__ = ["run_model", "RunResult", "read_feeds", "save_params"]
