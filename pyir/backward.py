@@ -7,29 +7,27 @@ which returns `GradOp`s. The pass only walks, prunes, names and accumulates:
       +-- _relevant_ops          ops with a rule between the inputs and the targets
       +-- _make_grad_ops         call each rule in reverse op order; drop gradients that are
       |                          stop_gradient / no_grad or that nothing upstream can produce
-      +-- _accumulate            several writers of `x@GRAD` -> `x@GRAD@RENAME@block0@N`
-      |                          partials summed by one `sum` op (the only place this happens)
+      +-- accumulate             several writers of `x@GRAD` -> `x@GRAD@RENAME@block0@N`
+      |                          partials summed by one `sum` op (pyir/grad_accumulate.py)
       +-- _append                declare grad variables (dtype/shape of their forward
                                  variable) and append the ops with op_role = backward
 
-The only op types named here are Paddle's choices for accumulation and constant gradients:
-`sum` (partials), `fill_constant` (append_backward's `loss@GRAD` seed) and `fill_any_like`
+The only op types named here are Paddle's choices for constant gradients: `fill_constant` (append_backward's `loss@GRAD` seed) and `fill_any_like`
 (ones for gradients()' targets, zeros for a required gradient input nothing produces).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
 
 from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
 from .framework import Block, Operator, Parameter, Program, Variable
+from .grad_accumulate import (Entry, accumulate, in_names, is_grad, out_names,
+                              prefix_outputs, rename_args, repeat_prefix)
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
 
 GRAD, EMPTY = GRAD_SUFFIX, EMPTY_VAR
-ACCUMULATE_OP = "sum"
 CONSTANT_OP = "fill_constant"
 LIKE_OP = "fill_any_like"
 
@@ -47,10 +45,6 @@ def strip_grad_suffix(name: str) -> str:
         name = name[len("grad/"):]
     pos = name.find(GRAD)
     return name if pos < 0 else name[:pos]
-
-
-def _is_grad(name: str) -> bool:
-    return GRAD in name
 
 
 # --- public API --------------------------------------------------------------------------
@@ -130,33 +124,24 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
 
 
 # --- the pass ----------------------------------------------------------------------------
-@dataclass
-class _Entry:
-    """A grad op on its way into the block, with the forward op it came from."""
-
-    op: GradOp
-    forward: Operator | None
-    role: int = ROLE_BACKWARD
-
-
 def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -> dict:
     """Append the backward of `targets` to `block`; return {forward name: its grad name}."""
     program = block.program
     no_grad = _no_grad_names(program, no_grad_set)
     ops = _relevant_ops(block, [t.name for t in targets], inputs, no_grad)
-    produced = {name for s in seeds for name in _out_names(s.op)}
+    produced = {name for s in seeds for name in out_names(s.op)}
     produced.update(renames or {})
     entries = seeds + _make_grad_ops(ops, produced, no_grad, block)
-    entries = _accumulate(entries, block.idx)
+    entries = accumulate(entries, block.idx)
     if renames:
         for entry in entries:
-            _rename_args(entry.op, renames, outputs=False)
-    keep = {name for s in seeds for name in _out_names(s.op)} | set(renames or {})
-    prefix = _repeat_prefix(program, block, entries, keep)
+            rename_args(entry.op, renames, outputs=False)
+    keep = {name for s in seeds for name in out_names(s.op)} | set(renames or {})
+    prefix = repeat_prefix(program, block, entries, keep)
     if prefix:
-        _prefix_outputs(entries, prefix, keep)
+        prefix_outputs(entries, prefix, keep)
     _append(block, entries)
-    written = {n for e in entries for n in _out_names(e.op)}
+    written = {n for e in entries for n in out_names(e.op)}
     return {strip_grad_suffix(n): n for n in written
             if "@RENAME@" not in n and n.endswith(GRAD) and n.count(GRAD) == 1}
 
@@ -217,17 +202,17 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block) -> list:
                                 f"{g.type!r}", _where(op))
             _drop_undeclared_grad_slots(g, gdef)
             _drop_unwanted_outputs(g, gdef, no_grad)
-            if not _out_names(g):
+            if not out_names(g):
                 continue
-            grad_ins = [n for n in _in_names(g) if _is_grad(n)]
+            grad_ins = [n for n in in_names(g) if is_grad(n)]
             if grad_ins and not any(n in produced for n in grad_ins):
                 continue  # no gradient flows into this op: it would only compute zeros
             entries += _fill_missing_inputs(g, gdef, produced, op)
-            produced.update(_out_names(g))
+            produced.update(out_names(g))
             for name, value in g.attrs.items():
                 if isinstance(value, BlockGrad):
                     g.attrs[name] = _grad_block(op, value, no_grad, into)
-            entries.append(_Entry(g, op))
+            entries.append(Entry(g, op))
     return entries
 
 
@@ -242,10 +227,10 @@ def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> 
         grad_block.forward_block_idx = forward.idx
         ops = _relevant_ops(forward, list(request.targets), list(request.inputs), no_grad)
         produced = {grad_var_name(n) for n in request.targets}
-        entries = _accumulate(_make_grad_ops(ops, produced, no_grad, grad_block),
+        entries = accumulate(_make_grad_ops(ops, produced, no_grad, grad_block),
                               grad_block.idx)
         for entry in entries:
-            for name in _in_names(entry.op) + _out_names(entry.op):
+            for name in in_names(entry.op) + out_names(entry.op):
                 base = strip_grad_suffix(name)
                 if grad_block.find_var(base) is None and forward.find_var(base) is not None:
                     fwd = forward.find_var(base)
@@ -257,9 +242,9 @@ def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> 
 def _drop_undeclared_grad_slots(g: GradOp, gdef) -> None:
     """`default_grad` passes every `<out>@GRAD` and wants every `<in>@GRAD`; a grad op that
     does not declare such a slot neither reads nor computes that gradient."""
-    for slot in [s for s in g.inputs if _is_grad(s) and gdef.input_slot(s) is None]:
+    for slot in [s for s in g.inputs if is_grad(s) and gdef.input_slot(s) is None]:
         del g.inputs[slot]
-    for slot in [s for s in g.outputs if _is_grad(s) and gdef.output_slot(s) is None]:
+    for slot in [s for s in g.outputs if is_grad(s) and gdef.output_slot(s) is None]:
         del g.outputs[slot]
 
 
@@ -283,7 +268,7 @@ def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
     """
     zeros = []
     for slot, names in list(g.inputs.items()):
-        missing = [n for n in names if _is_grad(n) and n not in produced]
+        missing = [n for n in names if is_grad(n) and n not in produced]
         if not missing:
             continue
         spec = gdef.input_slot(slot)
@@ -295,7 +280,7 @@ def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
                 del g.inputs[slot]
             continue
         for name in missing:
-            zeros.append(_Entry(_constant_like(name, 0.0), op))
+            zeros.append(Entry(_constant_like(name, 0.0), op))
             produced.add(name)
     return zeros
 
@@ -306,7 +291,7 @@ def _constant_like(name: str, value: float, dtype: int = -1) -> GradOp:
                   {"value": value, "dtype": dtype})
 
 
-def _seed_op(target: Variable, role: int) -> _Entry:
+def _seed_op(target: Variable, role: int) -> Entry:
     """`target@GRAD` = ones of target's shape: Paddle's fill_constant for append_backward's
     loss (its shape must be known), fill_any_like for gradients()' targets."""
     name = grad_var_name(target.name)
@@ -320,96 +305,14 @@ def _seed_op(target: Variable, role: int) -> _Entry:
                                                        "dtype": dtypes.to_code(target.dtype)})
     else:
         g = _constant_like(name, 1.0, dtypes.to_code(target.dtype))
-    return _Entry(g, None, role)
-
-
-# --- accumulation ------------------------------------------------------------------------
-def _accumulate(entries: list, block_idx: int) -> list:
-    """Give each extra writer of a gradient its own `@RENAME@` name; sum them before use.
-
-    Paddle's convention: the first writer becomes `x@GRAD@RENAME@block0@0`, the next `@1`,
-    ..., and a `sum` op writes `x@GRAD` right before the first op that reads it (or at the
-    end, for gradients nothing reads, such as a shared parameter's).
-    """
-    parts: dict[str, list[str]] = {}
-    first: dict[str, int] = {}
-    count: Counter = Counter()
-    out: list = []
-    for entry in entries:
-        g = entry.op
-        for name in _in_names(g):
-            if _is_grad(name) and len(parts.get(name, ())) > 1:
-                first[name] = len(out)
-                out.append(_sum_entry(parts[name], name))
-                parts[name] = [name]
-        ins = set(_in_names(g))
-        done = []  # this op's output positions handled so far: (slot list, index)
-        for names in g.outputs.values():
-            for i, name in enumerate(names):
-                if not _is_grad(name) or name == EMPTY or name in ins:
-                    continue
-                if not parts.get(name):
-                    parts[name], first[name] = [name], len(out)
-                else:
-                    if len(parts[name]) == 1:  # the first writer becomes a partial too
-                        renamed = _rename_name(name, block_idx, count)
-                        for earlier in out[first[name]:]:
-                            _rename_args(earlier.op, {name: renamed})
-                        for held, j in done:
-                            if held[j] == name:
-                                held[j] = renamed
-                        parts[name][0] = renamed
-                    names[i] = _rename_name(name, block_idx, count)
-                    parts[name].append(names[i])
-                done.append((names, i))
-        out.append(entry)
-    out += [_sum_entry(p, name) for name, p in parts.items() if len(p) > 1]
-    return out
-
-
-def _rename_name(name: str, block_idx: int, count: Counter) -> str:
-    new = f"{name}@RENAME@block{block_idx}@{count[name]}"
-    count[name] += 1
-    return new
-
-
-def _sum_entry(partials: list, name: str) -> _Entry:
-    return _Entry(GradOp(ACCUMULATE_OP, {"X": list(partials)}, {"Out": [name]}), None)
-
-
-def _rename_args(g: GradOp, mapping: dict, outputs: bool = True) -> None:
-    for slots in (g.inputs, g.outputs) if outputs else (g.inputs,):
-        for names in slots.values():
-            names[:] = [mapping.get(n, n) for n in names]  # in place: callers hold the lists
-
-
-def _repeat_prefix(program: Program, block: Block, entries: list, keep: set) -> str:
-    """`grad/` * k for the k-th backward pass over a program (k > 1), as Paddle names them.
-
-    A program read from a file does not remember its passes: there a gradient name some op
-    already writes also counts as a repeated pass.
-    """
-    times = getattr(program, "_appending_grad_times", 0) + 1
-    written = {n for op in block.ops for n in op.output_arg_names}
-    if times == 1 and any(n in written for e in entries for n in _out_names(e.op)
-                          if n not in keep):
-        times = 2
-    program._appending_grad_times = times
-    return "grad/" * times if times > 1 else ""
-
-
-def _prefix_outputs(entries: list, prefix: str, keep: set) -> None:
-    mapping = {n: prefix + n for e in entries for n in _out_names(e.op)
-               if n not in keep and _is_grad(n)}
-    for entry in entries:
-        _rename_args(entry.op, mapping)
+    return Entry(g, None, role)
 
 
 # --- appending ---------------------------------------------------------------------------
 def _append(block: Block, entries: list) -> None:
     for entry in entries:
         g = entry.op
-        for name in _out_names(g) + [n for n in _in_names(g) if _is_grad(n)]:
+        for name in out_names(g) + [n for n in in_names(g) if is_grad(n)]:
             if block.find_var(name) is None:
                 _declare_grad_var(block, name)
         _append_op(block, g, entry.role, entry.forward)
@@ -509,14 +412,6 @@ def _target_gradient(target: Variable, tgrad) -> Variable:
 
 def _name(v) -> str:
     return v if isinstance(v, str) else v.name
-
-
-def _in_names(g: GradOp) -> list:
-    return [n for names in g.inputs.values() for n in names]
-
-
-def _out_names(g: GradOp) -> list:
-    return [n for names in g.outputs.values() for n in names if n != EMPTY]
 
 
 def _where(op: Operator) -> Where:
