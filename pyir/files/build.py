@@ -125,6 +125,9 @@ def _import_model(path: str, name: str):
     spec = importlib.util.spec_from_file_location(name, os.path.abspath(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    # `pyir build` writes the model's outputs and nothing else: no __pycache__ beside the
+    # model (or beside the modules it imports from its directory).
+    old_flag, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
@@ -133,6 +136,8 @@ def _import_model(path: str, name: str):
         raise
     except BaseException as e:  # noqa: BLE001 - any failure of user code is one line
         raise _model_error(path, e) from None
+    finally:
+        sys.dont_write_bytecode = old_flag
     return module
 
 
