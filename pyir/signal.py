@@ -196,8 +196,8 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
         envelope = envelope[start:start + length]
     if isinstance(envelope, Tensor) and np.abs(envelope.numpy()).min(initial=np.inf) < 1e-11:
         _fail("istft", "the Nonzero Overlap Add (NOLA) condition failed: the overlap-added "
-                       "squared window is zero somewhere; use a larger hop_length overlap or "
-                       "another window")
+                       "squared window is zero somewhere; use a smaller hop_length or another "
+                       "window")
     signal = divide(signal, envelope)
     return squeeze(signal, 0) if rank == 2 else signal
 
