@@ -11,9 +11,9 @@ loss L): an FFT is linear, so its gradient is the adjoint transform with the sam
 the opposite exponent sign, and for the real-input/real-output ops the projection onto real
 values or the doubling of the bins a one-sided spectrum stands for twice.
 
-The registry sweep checks `fft_r2c`'s rule (real input); `fft_c2c` and `fft_c2r` take complex
-inputs, which the float64 sweep cannot perturb, so their examples say grad=False and
-tests/test_api_fft_grad.py checks their rules against finite differences of real losses.
+The registry sweeps differentiate real inputs into real outputs; every FFT op has a complex
+input or output, so the examples say grad=False and tests/test_api_fft_grad.py checks the
+three rules (eager and static) against finite differences of real losses instead.
 """
 
 from __future__ import annotations
@@ -155,12 +155,12 @@ _RX = rand(3, 6, dtype="float64")
         "onesided), scaled by `normalization`",
     examples=[
         Example({"X": _RX}, {"axes": [1], "normalization": "backward", "forward": True,
-                             "onesided": True}, _r2c_expect),
+                             "onesided": True}, _r2c_expect, grad=False),
         Example({"X": _RX}, {"axes": [0], "normalization": "ortho", "forward": False,
-                             "onesided": True}, _r2c_expect),
+                             "onesided": True}, _r2c_expect, grad=False),
         Example({"X": rand(2, 5, dtype="float64")},
                 {"axes": [-1], "normalization": "forward", "forward": True, "onesided": False},
-                _r2c_expect),
+                _r2c_expect, grad=False),
         Example({"X": rand(4, 5)}, {"axes": [1], "normalization": "backward",
                                     "forward": False, "onesided": False},
                 _r2c_expect, grad=False),
