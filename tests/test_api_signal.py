@@ -307,3 +307,28 @@ def test_paddle_internals_are_left_out_with_a_reason():
     with pytest.raises(UnsupportedError, match="paddle.signal.check_variable_and_dtype"):
         S.check_variable_and_dtype(None, "x", [], "op")
     assert S.fft_r2c is pyir.fft.fft_r2c and not S.in_pir_mode()
+
+
+def test_a_saved_stft_istft_program_loads_and_runs(tmp_path):
+    """The FFT, frame and overlap_add ops survive Paddle's file format (a file written this
+    way also loaded and ran in Paddle 3.3.1 with the same results when this was written)."""
+    import pyir.static as st
+
+    framework.reset_default_programs()
+    framework.static_mode[0] = True
+    try:
+        main = st.default_main_program()
+        x = st.data("x", [2, 24], "float32")
+        window = S.hann_window(8)
+        y = S.istft(S.stft(x, 8, 2, window=window), 8, 2, window=window, length=24)
+        z = pyir.fft.irfft(pyir.fft.rfft(x, norm="ortho"), n=24, norm="ortho")
+        exe = st.Executor()
+        st.save_inference_model(str(tmp_path / "m"), [x], [y, z], exe, program=main)
+        program, feeds, fetches = st.load_inference_model(str(tmp_path / "m"), exe)
+        ops = {op.type: op for op in program.global_block().ops}
+        assert ops["fft_r2c"].attrs["onesided"] is True and ops["frame"].attrs["hop_length"] == 2
+        xv = _real(2, 24)
+        for got in exe.run(program, feed={feeds[0]: xv}, fetch_list=fetches):
+            np.testing.assert_allclose(got, xv, atol=1e-5)
+    finally:
+        framework.static_mode[0] = False
