@@ -9,6 +9,7 @@ import pytest
 
 import pyir
 import pyir.fft as F
+from pyir import framework
 from pyir.errors import BuildError
 from pyir.unsupported import UnsupportedError
 
@@ -259,6 +260,10 @@ def test_fftshift_and_ifftshift_match_numpy(shape, axes):
     (lambda x: F.rfftn(x, s=[0, 2]), r"invalid value \(0\)"),
     (lambda x: F.fftn(x, axes=[0, 2]), r"invalid value \(2\)"),
     (lambda x: F.fftn(x, axes=[1, -1]), "name a dimension twice"),
+    (lambda x: F.fftn(x, axes=1), r"invalid FFT axes \(1\)"),
+    (lambda x: F.rfftn(x, axes=[0, 1, 0]), "3 axes for an input of rank 2"),
+    (lambda x: F.fftshift(x, axes=[2]), r"invalid value \(2\)"),
+    (lambda x: F.ifftshift(x, axes=[0, 0]), "name a dimension twice"),
     (lambda x: F.irfftn(x, s=[2, 4], axes=[1]), "length of s \\(2\\) and length of axes"),
     (lambda x: F.fft2(x, s=[4]), "sequence of 2 integers"),
     (lambda x: F.rfft2(x, axes=[0, 1, 1]), "sequence of 2 integers"),
@@ -275,6 +280,18 @@ def test_refusals_name_the_function_and_the_problem(call, match):
 def test_refusals_in_static_mode_too():
     with pytest.raises(BuildError, match="paddle.fft.fft_r2c: unexpected norm"):
         static_ops(lambda x: F.fft(x, norm="ORTHO"), [X_REAL])
+
+
+def test_shifting_an_axis_of_unknown_size_is_refused():
+    framework.reset_default_programs()
+    framework.static_mode[0] = True
+    try:
+        x = pyir.static.data("x", [-1, 4], "float32")
+        assert list(F.fftshift(x, axes=1).shape) == [-1, 4]
+        with pytest.raises(BuildError, match="unknown size"):
+            F.fftshift(x)
+    finally:
+        framework.static_mode[0] = False
 
 
 @pytest.mark.parametrize("fn", [F.fftfreq, F.rfftfreq])

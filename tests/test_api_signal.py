@@ -294,6 +294,8 @@ SPEC = (_real(5, 7) + 1j * _real(5, 7)).astype(np.complex64)
     (lambda x, s: S.istft(s, 8, return_complex=True), "onesided should be False when "
                                                       "return_complex"),
     (lambda x, s: S.istft(s, 8, window=pyir.zeros([8])), "NOLA"),
+    (lambda x, s: S.istft(s[:, :0], 8), "should not be an empty tensor"),
+    (lambda x, s: S.frame(x[0, 0], 1, 1), "at least one dimension"),
     (lambda x, s: S.hann_window(-1), "window_length must be a non-negative integer"),
     (lambda x, s: S.kaiser_window(2.5), "window_length must be a non-negative integer"),
 ])
