@@ -44,8 +44,10 @@ from .reader import batch  # noqa: E402,F401
 from .tensor import *  # noqa: E402,F401,F403
 from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
-from . import (autograd, base, device, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
-               optimizer, regularizer, static)
+from . import (autograd, base, device, fft, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
+               optimizer, regularizer, signal, static)
+from .signal import (bartlett_window, blackman_window, hamming_window,  # noqa: E402,F401
+                     hann_window, kaiser_window)
 from .serialization import load, save  # noqa: E402,F401
 from . import printer, serialize  # noqa: E402,F401  (they install Program's printing and files)
 from . import unsupported as _unsupported  # noqa: E402

@@ -20,7 +20,7 @@ import numpy as np
 from . import unsupported as _unsupported
 from .dispatch import dtype_of, out
 from .errors import BuildError, Where
-from .ops import fft_ops as _fft_ops  # noqa: F401  (registers the FFT ops)
+
 from .ops.fft_ops import complex_of
 from .regularizer import in_dynamic_or_pir_mode  # noqa: F401  (a name paddle.fft exposes)
 from .tensor.attribute import is_floating_point, is_integer

@@ -25,7 +25,7 @@ LAYERS = [
     ("the Python API", ["tensor", "linalg", "initializers", "layer_helper", "nn", "optimizer",
                         "regularizer",
                         "static", "fluid", "base", "io", "files", "training", "differentiate",
-                        "metric", "jit", "serialization", "vision", "fft", "signal",
+                        "metric", "jit", "serialization", "signal", "vision", "fft", "signal",
                         "distribution", "control_flow"]),
     ("the package and its command line", ["__init__", "cli"]),
 ]
