@@ -4,6 +4,7 @@ parameters, run it on fed arrays), then print the outputs, write -o OUT.npz and 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from contextlib import contextmanager
 
@@ -52,6 +53,9 @@ def run(model, params, feeds, fetches, out, paths, bind_id, steps, batch_size, s
       pyir run train.pb --feed data.npz --steps 100 --save-params
       pyir run paddle_net.pdmodel --feed x.npy --path funcs/ --bind-id 0=myfuncs:tanh
     """
+    if out and not out.endswith(".npz"):
+        raise click.BadParameter(f"{out!r}: the outputs are written as an .npz archive; name the "
+                                 f"file OUT.npz", param_hint="-o/--output")
     options = {"batch_size": batch_size, "paths": paths, "id_bindings": bind_id,
                "max_loop_steps": max_loop_steps}
     if steps is None:
@@ -74,13 +78,17 @@ def run(model, params, feeds, fetches, out, paths, bind_id, steps, batch_size, s
 
 @contextmanager
 def _progress(steps: int):
-    """A progress bar on stderr that shows the last loss; yields run_model's on_step."""
-    shown = {"loss": ""}
-    with click.progressbar(length=steps, label="training", file=sys.stderr, show_pos=True,
-                           item_show_func=lambda _: shown["loss"]) as bar:
+    """A progress bar on stderr that shows the last loss, started at the first step (so a run
+    refused before it trains prints only its error); yields run_model's on_step."""
+    shown, bars = {"loss": ""}, []
+    with contextlib.ExitStack() as stack:
         def on_step(_, loss_name: str, loss: float) -> None:
+            if not bars:
+                bars.append(stack.enter_context(click.progressbar(
+                    length=steps, label="training", file=sys.stderr, show_pos=True,
+                    item_show_func=lambda _: shown["loss"])))
             shown["loss"] = f"{loss_name} {loss:.6g}"
-            bar.update(1)
+            bars[0].update(1)
 
         yield on_step
 

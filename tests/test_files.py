@@ -160,3 +160,26 @@ def test_an_npz_feed_with_a_stray_member_is_refused_before_decompressing(tmp_pat
     (tmp_path / "t.npz").write_text("not a zip")
     with pytest.raises(FeedError, match="t.npz: cannot read it as .npz"):
         read_feeds((str(tmp_path / "t.npz"),), ["x"], "m.pb")
+
+
+def test_steps_on_an_inference_program_and_a_wrong_output_suffix_are_refused(tmp_path):
+    from conftest import assert_one_line_error, cli
+
+    model = tmp_path / "mlp.pb"
+    assert cli("build", str(pathlib.Path(__file__).parent.parent / "samples" / "mlp.py"), "-o",
+               str(model)).exit_code == 0
+    feed = str(pathlib.Path(__file__).parent.parent / "samples" / "mlp_input.npy")
+    assert_one_line_error(cli("run", str(model), "--feed", feed, "--steps", "3"),
+                          "no op of this one updates a parameter")
+    result = cli("run", str(model), "--feed", feed, "-o", str(tmp_path / "out.txt"))
+    assert result.exit_code != 0 and "name the file OUT.npz" in result.output
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_python_dash_m_pyir_is_the_command():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "pyir", "--help"], capture_output=True,
+                            text=True)
+    assert result.returncode == 0 and "inspect" in result.stdout and "grad" in result.stdout

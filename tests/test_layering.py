@@ -27,7 +27,7 @@ LAYERS = [
                         "static", "fluid", "base", "io", "files", "training", "differentiate",
                         "metric", "jit", "serialization", "signal", "vision", "fft", "signal",
                         "distribution", "control_flow"]),
-    ("the package and its command line", ["__init__", "cli"]),
+    ("the package and its command line", ["__init__", "__main__", "cli"]),
 ]
 
 # Function-level imports of pyir modules that are deliberate (lazy loading for start-up time),

@@ -23,7 +23,7 @@ from ..executor import Executor, Scope
 from ..ops.control_flow import max_loop_steps as loop_limit
 from ..training import run_steps
 from .inference import persistable_names
-from .model import LoadedModel, load_model
+from .model import LoadedModel, load_model, state_updates
 from .params import write_params
 
 
@@ -85,6 +85,10 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
             results = Executor().run(loaded.program, feed=feed, fetch_list=fetch_names,
                                      scope=scope)
             return RunResult(dict(zip(fetch_names, results)), loaded, scope)
+        if not state_updates(loaded.program):
+            raise PyirError("--steps trains a training program, but no op of this one updates a "
+                            "parameter (an inference program?): run it without --steps, or "
+                            "build it with an optimizer's minimize(loss)", Where(file=model))
         loss = fetch_names[0]
         report = None if on_step is None else lambda step, value: on_step(step, loss, value)
         trained = run_steps(loaded.program, feed, steps, scope, loss=loss,
