@@ -73,3 +73,9 @@ def name_of(dtype) -> str:
 
 def is_float(dtype) -> bool:
     return to_numpy(dtype).kind in "fc"
+
+
+# How kernels meet floating-point errors: IEEE results (log(0) = -inf, 0/0 = NaN) without
+# numpy warnings, as Paddle's kernels give them. Plans and eager ops run kernels under
+# `np.errstate(**IEEE_QUIETLY)`.
+IEEE_QUIETLY = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}

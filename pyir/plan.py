@@ -77,7 +77,9 @@ class Plan:
         """Run on `env` (the feeds) and `scope_vars` (persistable values, updated in place);
         returns the fetches. A failure is raised as a PyirError naming its step."""
         try:
-            return self.generated.run(env, scope_vars)
+            # once per run, not per kernel: np.errstate costs more than many small kernels
+            with np.errstate(**dtypes.IEEE_QUIETLY):
+                return self.generated.run(env, scope_vars)
         except KeyboardInterrupt as e:
             step, _ = self._step_raising(e.__traceback__)
             raise Interrupted("interrupted (Ctrl-C) while running",

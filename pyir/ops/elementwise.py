@@ -66,12 +66,11 @@ def _binary(name, forward, dx, dy, doc, positive=False, differentiable=True,
                  grad=default_grad(grad_type, uses=list(grad_uses))
                  if differentiable else None,
                  doc=doc, examples=_examples(forward, positive))
-    def kernel(X, Y, axis):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # IEEE, silently
-            if axis != -1 and X.ndim != Y.ndim and axis != X.ndim - Y.ndim:
-                out = forward(*_aligned(X, Y, axis))
-            else:
-                out = forward(X, Y)
+    def kernel(X, Y, axis):  # plans and eager ops run kernels under IEEE-quiet errstate
+        if axis != -1 and X.ndim != Y.ndim and axis != X.ndim - Y.ndim:
+            out = forward(*_aligned(X, Y, axis))
+        else:
+            out = forward(X, Y)
         return {"Out": out if out.dtype is X.dtype else out.astype(X.dtype)}
 
     if not differentiable:

@@ -87,8 +87,7 @@ def _reduce(name, np_reduce, reference, grad_rule, uses_out: bool, doc: str):
                  examples=_examples(reference))
     def kernel(X, dim, keep_dim, reduce_all, in_dtype, out_dtype):
         axes = reduced_axes(X.ndim, dim, reduce_all)
-        with np.errstate(invalid="ignore"):  # NaN in, NaN out, silently
-            out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))
+        out = np.asarray(np_reduce(X, axis=axes, keepdims=keep_dim))  # NaN in, NaN out
         dtype = X.dtype if out_dtype == -1 else dtypes.to_numpy(out_dtype)
         return {"Out": out.astype(dtype, copy=False)}
 
