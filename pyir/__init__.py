@@ -48,8 +48,44 @@ from .eager import *  # noqa: E402,F401,F403
 from . import (autograd, base, device, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
                optimizer, regularizer, static)
 from .serialization import load, save  # noqa: E402,F401
+from .tensor_format import set_printoptions  # noqa: E402,F401
+# Paddle re-exports these at the top level.
+from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402,F401
+                            group_norm, layer_norm)
+from .nn.compat import softmax  # noqa: E402,F401
+from .nn.summary import summary  # noqa: E402,F401
+from .static import create_parameter  # noqa: E402,F401
+from .tensor import operators as _operators  # noqa: E402
 from . import printer, serialize  # noqa: E402,F401  (they install Program's printing and files)
 from . import unsupported as _unsupported  # noqa: E402
 from .tensor import UNSUPPORTED as _UNSUPPORTED  # noqa: E402
 
-__getattr__ = _unsupported.module_getattr(__name__, _UNSUPPORTED)
+
+def async_save(obj, path, protocol: int = 4, sync_other_task: bool = False, **configs) -> None:
+    """`pyir.save`, done at once (pyir has no background saver; see
+    clear_async_save_task_queue).
+
+    Example:
+        >>> pyir.async_save(model.state_dict(), "model.pdparams")
+    """
+    save(obj, path, protocol=protocol, **configs)
+
+
+_TOP_LEVEL_UNSUPPORTED = {
+    "DataParallel": _unsupported.DISTRIBUTED,
+    "Model": _unsupported.HAPI,
+    "flops": _unsupported.FLOPS,
+    "Stream": _unsupported.GPU_STREAMS,
+    "Event": _unsupported.GPU_STREAMS,
+    "MmapStorage": _unsupported.MMAP_STORAGE,
+    "XPUPinnedPlace": _unsupported.XPU_ONLY,
+    **{name: _unsupported.PADDLE_INTERNAL for name in (
+        "monkey_patch_dtype", "monkey_patch_generated_methods_for_tensor",
+        "monkey_patch_generated_methods_for_value", "monkey_patch_math_tensor",
+        "monkey_patch_program", "monkey_patch_value", "monkey_patch_variable", "new_init",
+        "original_init")},
+}
+
+__getattr__ = _unsupported.module_getattr(__name__, {**_UNSUPPORTED, **_TOP_LEVEL_UNSUPPORTED})
+# Paddle binds these top-level functions onto Tensor and Variable too.
+_operators.add_methods({"softmax": softmax, "create_parameter": create_parameter})

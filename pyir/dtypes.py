@@ -73,3 +73,16 @@ def name_of(dtype) -> str:
 
 def is_float(dtype) -> bool:
     return to_numpy(dtype).kind in "fc"
+
+
+# The dtype of float tensors made without an explicit dtype (pyir.set_default_dtype).
+_default_float = ["float32"]
+
+
+def default_float() -> str:
+    """The name of the default float dtype ('float32' unless set_default_dtype changed it)."""
+    return _default_float[0]
+
+
+def set_default_float(name: str) -> None:
+    _default_float[0] = name

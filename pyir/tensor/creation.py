@@ -34,8 +34,11 @@ def _where(fn: str) -> Where:
     return Where(op_type=fn)
 
 
-def _dtype(dtype, default="float32") -> np.dtype:
-    return dtypes.to_numpy(default if dtype is None else dtype)
+def _dtype(dtype, default=None) -> np.dtype:
+    """dtype, else `default`, else the default float dtype (pyir.set_default_dtype)."""
+    if dtype is None:
+        dtype = dtypes.default_float() if default is None else default
+    return dtypes.to_numpy(dtype)
 
 
 def _text(value, dt: np.dtype) -> str:
