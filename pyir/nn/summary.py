@@ -57,14 +57,19 @@ def summary(net, input_size=None, dtypes=None, input=None) -> dict:  # noqa: A00
         inputs = [Tensor(np.zeros(s, np.dtype(k or "float32"))) for s, k in zip(shapes, kinds)]
     else:
         inputs = list(input) if isinstance(input, (list, tuple)) else [input]
-    rows, handles = [], []
+    rows, handles, counts = [], [], {}
 
-    def record(layer, _inputs, output):
+    def record(layer, layer_inputs, output):
+        kind = type(layer).__name__
+        counts[kind] = counts.get(kind, 0) + 1
         own = layer.parameters(include_sublayers=False)
-        rows.append((f"{type(layer).__name__}-{len(rows) + 1}", _shape_of(output),
-                     sum(int(p.size) for p in own)))
+        rows.append((f"{kind}-{counts[kind]}", [_shape_of(i) for i in layer_inputs],
+                     _shape_of(output), sum(int(p.size) for p in own)))
 
-    for _, layer in net.named_sublayers(include_self=True):
+    # Leaf layers only, as Paddle lists them (a container's row would repeat its children).
+    leaves = [layer for _, layer in net.named_sublayers(include_self=True)
+              if not layer.sublayers()]
+    for layer in leaves or [net]:
         handles.append(layer.register_forward_post_hook(record))
     try:
         with no_grad():
@@ -80,13 +85,13 @@ def summary(net, input_size=None, dtypes=None, input=None) -> dict:  # noqa: A00
 
 
 def _print_table(rows, total: int, trainable: int) -> None:
-    width = 77
+    width = 75
     line = "-" * width
     print(line)
-    print(f"{'Layer (type)':>20} {'Output Shape':>35} {'Param #':>18}")
+    print(f"{'Layer (type)':^18} {'Input Shape':^20} {'Output Shape':^20} {'Param #':^12}")
     print("=" * width)
-    for name, shape, count in rows:
-        print(f"{name:>20} {str(shape):>35} {count:>18,}")
+    for name, in_shape, out_shape, count in rows:
+        print(f"{name:^18} {str(in_shape):^20} {str(out_shape):^20} {count:^12,}")
     print("=" * width)
     print(f"Total params: {total:,}")
     print(f"Trainable params: {trainable:,}")

@@ -181,7 +181,7 @@ def arange(start=0, end=None, step=1, dtype=None, *, name: str | None = None, **
         tensors_ = [v for v in (start, end, step) if isinstance(v, TENSORS)]
         integral = all(isinstance(v, numbers.Integral) for v in numbers_only) and all(
             np.dtype(dtype_of(t)).kind in "iu" for t in tensors_)
-        dt = np.dtype(np.int64) if integral else np.dtype(np.float32)
+        dt = np.dtype(np.int64) if integral else _dtype(None)
     else:
         dt = dtypes.to_numpy(dtype)
     like = _first_tensor(start, end, step)

@@ -160,10 +160,10 @@ class iinfo:  # noqa: N801 - Paddle's spelling
 
     def __init__(self, dtype):
         dt = dtypes.to_numpy(dtype)
-        if dt.kind not in "iub":
+        if dt.kind not in "iu":
             raise PyirError(f"iinfo expects an integer dtype, got {dtypes.name_of(dt)}; use "
                             f"finfo for floats")
-        info = np.iinfo(np.uint8 if dt.kind == "b" else dt)
+        info = np.iinfo(dt)
         self.min, self.max, self.bits = int(info.min), int(info.max), int(info.bits)
         self.dtype = dtypes.name_of(dt)
 

@@ -151,7 +151,8 @@ def autocast(device_type=None, dtype="float16", enabled: bool = True,
         ...     y = model(x)
     """
     old = dict(_autocast)
-    _autocast.update(enabled=bool(enabled), dtype=dtypes.name_of(dtype))
+    name = dtype.replace("paddle.", "") if isinstance(dtype, str) else dtypes.name_of(dtype)
+    _autocast.update(enabled=bool(enabled), dtype=name)
     try:
         yield
     finally:
