@@ -57,8 +57,6 @@ def module_getattr(module_name: str, table: dict[str, str]):
 HAPI = ("Paddle's high-level `Model` trainer (hapi) is not part of pyir; write the training "
         "loop with a Layer, an optimizer and `loss.backward()`")
 GPU_STREAMS = "GPU streams and events have no meaning on pyir's CPU (ops run synchronously)"
-FLOPS = ("FLOP counting is not implemented in pyir; `pyir.summary` prints the layers and "
-         "their parameter counts")
 MMAP_STORAGE = ("memory-mapped tensor storage is not supported; load arrays with "
                 "`numpy.load(..., mmap_mode='r')` and `pyir.to_tensor`")
 XPU_ONLY = "XPU-only (pyir runs on the CPU with numpy)"

@@ -430,7 +430,7 @@ def test_check_shape():
 
 # --- left out on purpose ----------------------------------------------------------------------
 @pytest.mark.parametrize("name,match", [
-    ("DataParallel", "distributed"), ("Model", "hapi"), ("flops", "FLOP"),
+    ("DataParallel", "distributed"), ("Model", "hapi"),
     ("Stream", "streams"), ("Event", "events"), ("MmapStorage", "mmap"),
     ("XPUPinnedPlace", "XPU"), ("monkey_patch_variable", "Paddle internal")])
 def test_left_out_names_say_why(name, match):

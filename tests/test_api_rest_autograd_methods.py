@@ -272,3 +272,46 @@ def test_summary_frozen_params_and_refusals(eager):
     pyir.enable_static()
     with pytest.raises(PyirError, match="disable_static"):
         pyir.summary(net, (1, 2))
+
+
+# --- flops -----------------------------------------------------------------------------------
+class _LeNet(pyir.nn.Layer):
+    """The network of Paddle's `paddle.flops` docstring."""
+
+    def __init__(self):
+        super().__init__()
+        nn = pyir.nn
+        self.features = nn.Sequential(
+            nn.Conv2D(1, 6, 3, stride=1, padding=1), nn.ReLU(), nn.MaxPool2D(2, 2),
+            nn.Conv2D(6, 16, 5, stride=1, padding=0), nn.ReLU(), nn.MaxPool2D(2, 2))
+        self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84), nn.Linear(84, 10))
+
+    def forward(self, x):
+        return self.fc(pyir.flatten(self.features(x), 1))
+
+
+def test_flops_lenet_matches_paddle_docs(eager, capsys):
+    net = _LeNet()
+    # Paddle 3.3.1's docstring: Total Flops: 347560     Total Params: 61610
+    assert pyir.flops(net, [1, 1, 28, 28], print_detail=True) == 347560
+    out = capsys.readouterr().out
+    assert "Total Flops: 347560     Total Params: 61610" in out
+    assert "conv2d_1" in out and "241600" in out
+    assert net.training   # restored after the eval-mode pass
+
+
+def test_flops_norm_pool_rules_and_custom_ops(eager):
+    nn = pyir.nn
+    net = nn.Sequential(nn.BatchNorm2D(3), nn.LeakyReLU(), nn.AdaptiveAvgPool2D(2),
+                        nn.AvgPool2D(1))
+    # BN 2 * 384, LeakyReLU 384, adaptive pool (4 * 4 + 1) * 24, avg pool 24
+    assert pyir.flops(net, [2, 3, 8, 8]) == 768 + 384 + 17 * 24 + 24
+    custom = {nn.LeakyReLU: lambda layer, inputs, output: 7}
+    assert pyir.flops(net, [2, 3, 8, 8], custom_ops=custom) == 768 + 7 + 17 * 24 + 24
+    # as in Paddle, only sublayers count: a bare Linear has none
+    assert pyir.flops(nn.Linear(4, 3), [1, 4]) == 0
+    with pytest.raises(PyirError, match="must be a pyir.nn.Layer"):
+        pyir.flops(pyir.static.Program(), [1, 4])
+    pyir.enable_static()
+    with pytest.raises(PyirError, match="disable_static"):
+        pyir.flops(net, [2, 3, 8, 8])

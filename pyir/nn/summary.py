@@ -99,4 +99,87 @@ def _print_table(rows, total: int, trainable: int) -> None:
     print(line)
 
 
-__all__ = ["summary"]
+
+
+
+# --- flops: Paddle's per-layer counting rules (hapi dynamic_flops) ----------------------------
+def _count_conv(layer, inputs, output) -> int:
+    kernel_ops = int(np.prod(layer.weight.shape[2:]))
+    bias_ops = 1 if layer.bias is not None else 0
+    return abs(int(output.size * (inputs[0].shape[1] / layer._groups * kernel_ops + bias_ops)))
+
+
+def _count_adaptive_avg_pool(layer, inputs, output) -> int:
+    kernel = np.array(inputs[0].shape[2:]) // np.array(output.shape[2:])
+    return abs(int((int(np.prod(kernel)) + 1) * output.size))
+
+
+_COUNTERS = {
+    **{name: _count_conv for name in ("Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose",
+                                      "Conv2DTranspose", "Conv3DTranspose")},
+    **{name: (lambda layer, inputs, output: 2 * inputs[0].size)
+       for name in ("BatchNorm2D", "BatchNorm")},
+    **{name: (lambda layer, inputs, output: 0) for name in ("ReLU", "ReLU6", "Dropout")},
+    "LeakyReLU": lambda layer, inputs, output: inputs[0].size,
+    "Linear": lambda layer, inputs, output: abs(layer.weight.shape[0] * output.size),
+    **{name: (lambda layer, inputs, output: output.size)
+       for name in ("AvgPool1D", "AvgPool2D", "AvgPool3D")},
+    **{name: _count_adaptive_avg_pool for name in ("AdaptiveAvgPool1D", "AdaptiveAvgPool2D",
+                                                   "AdaptiveAvgPool3D")},
+}
+
+
+def flops(net, input_size, custom_ops=None, print_detail: bool = False) -> int:
+    """The multiply-accumulate count of one forward pass on a random input of `input_size`,
+    by Paddle's per-layer rules (Conv, Linear, BatchNorm, pools, LeakyReLU; other layers
+    count 0 or by `custom_ops={LayerClass: fn(layer, inputs, output) -> int}`). As in Paddle,
+    only sublayers of `net` that have no sublayers of their own are counted.
+
+    Example:
+        >>> pyir.flops(pyir.nn.Sequential(pyir.nn.Linear(4, 3)), [1, 4])
+        12
+    """
+    if framework.static_mode[0]:
+        raise PyirError("flops runs the layer eagerly: call pyir.disable_static() first")
+    if not hasattr(net, "named_sublayers"):
+        raise PyirError(f"flops: net must be a pyir.nn.Layer (counting a static Program is not "
+                        f"supported), got {type(net).__name__}")
+    custom_ops = custom_ops or {}
+    counted: dict = {}
+    handles = []
+
+    def hook(layer, inputs, output):
+        counter = custom_ops.get(type(layer)) or _COUNTERS.get(type(layer).__name__)
+        ops = int(counter(layer, inputs, output)) if counter is not None else 0
+        first = output[0] if isinstance(output, (list, tuple)) else output
+        counted[id(layer)] = (ops, sum(int(p.size) for p in layer.parameters()),
+                              list(inputs[0].shape), list(first.shape))
+
+    leaves = [layer for _, layer in net.named_sublayers(include_self=True)
+              if not layer.sublayers()]
+    for layer in leaves:
+        handles.append(layer.register_forward_post_hook(hook))
+    training = net.training
+    net.eval()
+    try:
+        with no_grad():
+            net(Tensor(np.random.default_rng().standard_normal(list(input_size))
+                       .astype(np.float32)))
+    finally:
+        for handle in handles:
+            handle.remove()
+        if training:
+            net.train()
+    rows = [(layer.full_name(), *counted[id(layer)]) for _, layer in net.named_sublayers()
+            if not layer.sublayers() and id(layer) in counted]
+    total_ops = sum(r[1] for r in rows)
+    total_params = sum(r[2] for r in rows)
+    if print_detail:
+        print(f"{'Layer Name':^16}|{'Input Shape':^18}|{'Output Shape':^18}|{'Params':^10}|"
+              f"{'Flops':^10}")
+        for name, ops, params, in_shape, out_shape in rows:
+            print(f"{name:^16}|{str(in_shape):^18}|{str(out_shape):^18}|{params:^10}|"
+                  f"{ops:^10}")
+    print(f"Total Flops: {total_ops}     Total Params: {total_params}")
+    return total_ops
+__all__ = ["summary", "flops"]
