@@ -48,6 +48,7 @@ from .eager import *  # noqa: E402,F401,F403
 from . import (autograd, base, device, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
                optimizer, regularizer, static)
 from .serialization import load, save  # noqa: E402,F401
+from .autograd import set_grad_enabled  # noqa: E402,F401  (usable as a plain call too)
 from .tensor_format import set_printoptions  # noqa: E402,F401
 # Paddle re-exports these at the top level.
 from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402,F401

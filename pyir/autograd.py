@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .eager import (Node, Tensor, _grad_enabled, backward_into_leaves, grad,
-                    is_grad_enabled, no_grad, set_grad_enabled)
+                    is_grad_enabled, no_grad)
 from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer
@@ -284,6 +284,30 @@ class enable_grad(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spellin
     def __exit__(self, *exc):
         _grad_enabled[0] = self._old
         return False
+
+
+class set_grad_enabled(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
+    """Turn tape recording on or off now; used with `with`, the old mode comes back at the
+    end of the block (as Paddle's: the call itself switches the mode).
+
+    Example:
+        >>> with pyir.set_grad_enabled(False):
+        ...     y = x * 2          # not recorded
+    """
+
+    def __init__(self, mode) -> None:
+        self.prev, self.mode = _grad_enabled[0], bool(mode)
+        _grad_enabled[0] = self.mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _grad_enabled[0] = self.prev
+        return False
+
+    def _recreate_cm(self):
+        return type(self)(self.mode)
 
 
 class saved_tensors_hooks:  # noqa: N801 - Paddle's spelling

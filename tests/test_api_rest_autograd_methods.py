@@ -315,3 +315,20 @@ def test_flops_norm_pool_rules_and_custom_ops(eager):
     pyir.enable_static()
     with pytest.raises(PyirError, match="disable_static"):
         pyir.flops(net, [2, 3, 8, 8])
+
+
+def test_set_grad_enabled_as_call_block_and_decorator(eager):
+    x = pyir.to_tensor([1.0], stop_gradient=False)
+    assert pyir.set_grad_enabled is pyir.autograd.set_grad_enabled
+    pyir.set_grad_enabled(False)          # Paddle: the call itself switches the mode
+    try:
+        assert not pyir.is_grad_enabled() and (x * 2).stop_gradient
+    finally:
+        pyir.set_grad_enabled(True)
+    with pyir.set_grad_enabled(False):
+        assert (x * 2).stop_gradient
+    assert pyir.is_grad_enabled() and not (x * 2).stop_gradient
+    with pyir.no_grad():
+        with pyir.set_grad_enabled(True):
+            assert not (x * 2).stop_gradient
+        assert not pyir.is_grad_enabled()
