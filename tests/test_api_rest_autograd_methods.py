@@ -137,7 +137,7 @@ def test_tensor_function_methods(eager):
 @pytest.mark.parametrize("name,match", [
     ("real", "complex"), ("imag", "complex"), ("as_complex", "complex"),
     ("to_sparse_coo", "sparse"), ("nnz", "sparse"), ("values", "sparse"),
-    ("rows", "SelectedRows"), ("set_vocab", "vocabulary"), ("resize_", "storage"),
+    ("rows", "SelectedRows"), ("set_vocab", "vocabulary"), ("set_", "storage"),
     ("as_strided", "storage"), ("stft", "Fourier"), ("top_p_sampling", "fused"),
     ("bfloat16", "bfloat16")])
 def test_tensor_stubs_say_why(eager, name, match):
@@ -332,3 +332,26 @@ def test_set_grad_enabled_as_call_block_and_decorator(eager):
         with pyir.set_grad_enabled(True):
             assert not (x * 2).stop_gradient
         assert not pyir.is_grad_enabled()
+
+
+def test_tensor_resize_(eager):
+    # Paddle 3.3.1: [[1, 2, 3], [4, 5, 6]].resize_([2, 2]) -> [[1, 2], [3, 4]], same object
+    x = pyir.to_tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert x.resize_([2, 2]) is x
+    np.testing.assert_array_equal(x.numpy(), [[1.0, 2.0], [3.0, 4.0]])
+    y = pyir.to_tensor([1.0, 2.0, 3.0])
+    y.resize_([2, 3], fill_zero=True)
+    np.testing.assert_array_equal(y.numpy(), [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    leaf = pyir.to_tensor([1.0, 2.0], stop_gradient=False)
+    with pytest.raises(GradError, match="needs a gradient"):
+        leaf.resize_([1])
+    with pytest.raises(GradError, match="recorded"):
+        (leaf * 2).resize_([1])
+    with pytest.raises(PyirError, match="non-negative ints"):
+        y.resize_([-1])
+
+
+def test_variable_resize_is_left_out():
+    x = pyir.static.data("x", [2], "float32")
+    with pytest.raises(UnsupportedError, match="storage"):
+        x.resize_([1])

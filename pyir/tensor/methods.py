@@ -239,6 +239,29 @@ def data_ptr(self) -> int:
     return int(self._value.ctypes.data)
 
 
+def resize_(self, shape, fill_zero: bool = False, name: str | None = None) -> Tensor:
+    """x itself reshaped to `shape` in place, keeping its leading elements in row-major order;
+    new elements are zeros (Paddle leaves them uninitialized unless fill_zero).
+
+    Example:
+        >>> t.resize_([2, 2])
+    """
+    _check_writable(self, "resize_")
+    if not self.stop_gradient:
+        raise GradError(f"resize_ would change {self.name}, a leaf that needs a gradient; "
+                        f"resize a detached copy instead")
+    if not isinstance(shape, (list, tuple)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+            for d in shape):
+        raise PyirError(f"resize_ expects a shape of non-negative ints, got {shape!r}")
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = self._value.ravel()
+    grown = np.zeros(size, self._value.dtype)
+    grown[:min(size, flat.size)] = flat[:size]
+    self._value = grown.reshape([int(d) for d in shape])
+    return self
+
+
 def get_device(self) -> int:
     """-1: the tensor is on the CPU (a GPU id otherwise, in Paddle)."""
     return -1
@@ -266,7 +289,7 @@ VARIABLE_ONLY = {
 }
 TENSOR_ONLY = {"set_value": set_tensor_value, "copy_": copy_, "fill_": fill_, "zero_": zero_,
                "apply": apply, "apply_": apply_, "value": value, "get_tensor": value,
-               "data_ptr": data_ptr, "get_device": get_device}
+               "data_ptr": data_ptr, "get_device": get_device, "resize_": resize_}
 
 
 def install() -> None:
