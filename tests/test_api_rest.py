@@ -69,6 +69,12 @@ def test_set_default_dtype_refuses_non_floats(bad):
     assert pyir.get_default_dtype() == "float32"
 
 
+def test_set_default_dtype_refuses_bfloat16():
+    with pytest.raises(PyirError, match="bfloat16 tensors are not supported"):
+        pyir.set_default_dtype("paddle.bfloat16")
+    assert pyir.get_default_dtype() == "float32"
+
+
 def test_set_default_dtype_accepts_numpy_dtype(eager):
     pyir.set_default_dtype(pyir.float16)
     try:

@@ -17,9 +17,10 @@ from ..autograd import enable_grad  # noqa: F401  (a top-level name too)
 from ..device import _warn_cpu
 from ..eager import Tensor
 from ..errors import PyirError
+from ..unsupported import BFLOAT16
 
 # --- the default float dtype -----------------------------------------------------------------
-_FLOAT_DEFAULTS = ("float16", "float32", "float64", "bfloat16")
+_FLOAT_DEFAULTS = ("float16", "float32", "float64")  # Paddle's also allows bfloat16
 
 
 def get_default_dtype() -> str:
@@ -39,9 +40,9 @@ def set_default_dtype(d) -> None:
     Example:
         >>> pyir.set_default_dtype("float64")
     """
-    name = d if isinstance(d, str) else dtypes.name_of(d) if not isinstance(d, type) else \
-        dtypes.name_of(np.dtype(d))
-    name = str(name).replace("paddle.", "")
+    name = d.replace("paddle.", "") if isinstance(d, str) else dtypes.name_of(d)
+    if name == "bfloat16":
+        raise PyirError(f"set_default_dtype: {BFLOAT16}")
     if name not in _FLOAT_DEFAULTS:
         raise PyirError(f"set_default_dtype: the default dtype must be one of "
                         f"{', '.join(_FLOAT_DEFAULTS)}, got {d!r}")
@@ -80,7 +81,8 @@ def set_flags(flags: dict) -> None:
                         f"{type(flags).__name__}")
     bad = [n for n in flags if not str(n).startswith("FLAGS_")]
     if bad:
-        raise PyirError(f"set_flags: flag names start with 'FLAGS_', got {', '.join(map(str, bad))}")
+        raise PyirError(f"set_flags: flag names start with 'FLAGS_', got "
+                        f"{', '.join(map(str, bad))}")
     _FLAGS.update(flags)
 
 
