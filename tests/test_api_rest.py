@@ -271,6 +271,25 @@ def test_legacy_tensor_types(eager, name, dtype):
         factory([1], 2)
 
 
+def test_bfloat16_tensor_type_refuses():
+    with pytest.raises(PyirError, match="BFloat16Tensor: bfloat16 tensors are not supported"):
+        pyir.BFloat16Tensor([1.0])
+
+
+def test_legacy_tensor_types_static():
+    made = pyir.LongTensor([[1, 2]])
+    zeros = pyir.DoubleTensor(2, 1)
+    x = pyir.static.data("x", [2], "float32")
+    as_int = pyir.IntTensor(x)
+    assert [op.type for op in pyir.static.default_main_program().global_block().ops] == [
+        "assign_value", "fill_constant", "cast"]
+    got_made, got_zeros, got_int = _run([made, zeros, as_int],
+                                        {"x": np.array([1.7, -2.2], np.float32)})
+    assert got_made.dtype == np.int64 and got_made.tolist() == [[1, 2]]
+    assert got_zeros.dtype == np.float64 and got_zeros.tolist() == [[0.0], [0.0]]
+    assert got_int.dtype == np.int32 and got_int.tolist() == [1, -2]
+
+
 def test_legacy_tensor_type_isinstance_checks_dtype(eager):
     assert not isinstance(pyir.to_tensor([1.0]), pyir.LongTensor)
     assert not isinstance(np.ones(2, np.float32), pyir.FloatTensor)

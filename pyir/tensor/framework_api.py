@@ -12,12 +12,14 @@ import numpy as np
 from .. import dtypes
 from .. import framework
 from ..dispatch import out
-from ..eager import Tensor, to_tensor
+from ..eager import Tensor
 from ..errors import BuildError, PyirError, Where
 from ..framework import Variable
 from ..ops import api_rest_ops  # noqa: F401  (registers conj and share_data)
+from ..unsupported import BFLOAT16
+from .creation import full
 from .linalg import outer
-from .manip_shape import assign
+from .manip_shape import assign, cast
 
 UNSUPPORTED: dict[str, str] = {}
 
@@ -191,22 +193,28 @@ class Size(list):
 
 # --- legacy tensor-type factories (paddle.FloatTensor([1, 2]), isinstance(t, FloatTensor)) ----
 class _TensorType:
-    """`FloatTensor(data)` makes a tensor of the type's dtype; `FloatTensor(2, 3)` one of that
-    shape filled with zeros; `isinstance(t, FloatTensor)` checks the dtype."""
+    """`FloatTensor(data)` makes a tensor of the type's dtype (op `assign_value`, or `cast` of a
+    tensor); `FloatTensor(2, 3)` one of that shape filled with zeros (op `fill_constant`);
+    `isinstance(t, FloatTensor)` checks the dtype (Paddle 3.3.1 answers False for any
+    tensor)."""
 
     def __init__(self, name: str, dtype: str):
         self.__name__ = self.__qualname__ = name
         self.dtype = dtype
 
     def __call__(self, *args, **kwargs):
+        if self.dtype == "bfloat16":
+            raise PyirError(f"{self.__name__}: {BFLOAT16}")
         dt = dtypes.to_numpy(self.dtype)
         if args and all(isinstance(a, (int, np.integer)) and not isinstance(a, builtins.bool)
                         for a in args):
-            return Tensor(np.zeros([int(a) for a in args], dt))
+            return full([int(a) for a in args], 0, dt)
         if len(args) > 1:
             raise PyirError(f"{self.__name__} takes data or a shape of ints, got {args!r}")
         data = args[0] if args else kwargs.pop("data", [])
-        return to_tensor(data.numpy() if isinstance(data, Tensor) else data, dtype=dt)
+        if isinstance(data, (Tensor, Variable)):
+            return cast(data, dt)
+        return assign(np.asarray(data).astype(dt))
 
     def __instancecheck__(self, obj) -> bool:
         return isinstance(obj, (Tensor, Variable)) and \
