@@ -55,6 +55,7 @@ from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa
                             group_norm, layer_norm)
 from .nn.compat import softmax  # noqa: E402,F401
 from .nn.summary import flops, summary  # noqa: E402,F401
+from .nn.hapi_model import Model  # noqa: E402,F401
 from .static import create_parameter  # noqa: E402,F401
 from .tensor import operators as _operators  # noqa: E402
 from . import printer, serialize  # noqa: E402,F401  (they install Program's printing and files)
@@ -74,7 +75,6 @@ def async_save(obj, path, protocol: int = 4, sync_other_task: bool = False, **co
 
 _TOP_LEVEL_UNSUPPORTED = {
     "DataParallel": _unsupported.DISTRIBUTED,
-    "Model": _unsupported.HAPI,
     "Stream": _unsupported.GPU_STREAMS,
     "Event": _unsupported.GPU_STREAMS,
     "MmapStorage": _unsupported.MMAP_STORAGE,

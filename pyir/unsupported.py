@@ -54,8 +54,6 @@ def module_getattr(module_name: str, table: dict[str, str]):
         return stub(f"{public}.{name}", reason)
 
     return __getattr__
-HAPI = ("Paddle's high-level `Model` trainer (hapi) is not part of pyir; write the training "
-        "loop with a Layer, an optimizer and `loss.backward()`")
 GPU_STREAMS = "GPU streams and events have no meaning on pyir's CPU (ops run synchronously)"
 MMAP_STORAGE = ("memory-mapped tensor storage is not supported; load arrays with "
                 "`numpy.load(..., mmap_mode='r')` and `pyir.to_tensor`")

@@ -455,7 +455,7 @@ def test_check_shape():
 
 # --- left out on purpose ----------------------------------------------------------------------
 @pytest.mark.parametrize("name,match", [
-    ("DataParallel", "distributed"), ("Model", "hapi"),
+    ("DataParallel", "distributed"),
     ("Stream", "streams"), ("Event", "events"), ("MmapStorage", "mmap"),
     ("XPUPinnedPlace", "XPU"), ("monkey_patch_variable", "Paddle internal")])
 def test_left_out_names_say_why(name, match):
