@@ -75,8 +75,6 @@ def async_save(obj, path, protocol: int = 4, sync_other_task: bool = False, **co
 
 _TOP_LEVEL_UNSUPPORTED = {
     "DataParallel": _unsupported.DISTRIBUTED,
-    "Stream": _unsupported.GPU_STREAMS,
-    "Event": _unsupported.GPU_STREAMS,
     "MmapStorage": _unsupported.MMAP_STORAGE,
     "XPUPinnedPlace": _unsupported.XPU_ONLY,
     **{name: _unsupported.PADDLE_INTERNAL for name in (

@@ -54,7 +54,6 @@ def module_getattr(module_name: str, table: dict[str, str]):
         return stub(f"{public}.{name}", reason)
 
     return __getattr__
-GPU_STREAMS = "GPU streams and events have no meaning on pyir's CPU (ops run synchronously)"
 MMAP_STORAGE = ("memory-mapped tensor storage is not supported; load arrays with "
                 "`numpy.load(..., mmap_mode='r')` and `pyir.to_tensor`")
 XPU_ONLY = "XPU-only (pyir runs on the CPU with numpy)"

@@ -169,6 +169,21 @@ def test_async_save_saves_at_once(eager, tmp_path):
     np.testing.assert_array_equal(pyir.load(str(path))["w"].numpy(), [0.0, 1.0, 2.0])
 
 
+def test_streams_and_events_are_synchronous():
+    stream = pyir.Stream()
+    start = pyir.Event(enable_timing=True)
+    start.record()
+    end = stream.record_event(pyir.Event(enable_timing=True))
+    assert start.query() and stream.query()
+    stream.wait_event(end)
+    stream.synchronize()
+    assert 0.0 <= start.elapsed_time(end) < 10_000
+    with pytest.raises(PyirError, match="enable_timing"):
+        pyir.Event().elapsed_time(end)
+    with pytest.raises(PyirError, match="record"):
+        pyir.Event(enable_timing=True).elapsed_time(end)
+
+
 # --- random generators ------------------------------------------------------------------------
 def test_manual_seed_makes_random_ops_reproducible(eager):
     pyir.manual_seed(7)
@@ -456,7 +471,7 @@ def test_check_shape():
 # --- left out on purpose ----------------------------------------------------------------------
 @pytest.mark.parametrize("name,match", [
     ("DataParallel", "distributed"),
-    ("Stream", "streams"), ("Event", "events"), ("MmapStorage", "mmap"),
+    ("MmapStorage", "mmap"),
     ("XPUPinnedPlace", "XPU"), ("monkey_patch_variable", "Paddle internal")])
 def test_left_out_names_say_why(name, match):
     with pytest.raises(UnsupportedError, match=match):
