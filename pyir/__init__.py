@@ -76,7 +76,6 @@ def async_save(obj, path, protocol: int = 4, sync_other_task: bool = False, **co
 _TOP_LEVEL_UNSUPPORTED = {
     "DataParallel": _unsupported.DISTRIBUTED,
     "MmapStorage": _unsupported.MMAP_STORAGE,
-    "XPUPinnedPlace": _unsupported.XPU_ONLY,
     **{name: _unsupported.PADDLE_INTERNAL for name in (
         "monkey_patch_dtype", "monkey_patch_generated_methods_for_tensor",
         "monkey_patch_generated_methods_for_value", "monkey_patch_math_tensor",

@@ -56,6 +56,7 @@ def _accelerator_place(kind: str):
 CUDAPlace = _accelerator_place("CUDAPlace")
 CUDAPinnedPlace = _accelerator_place("CUDAPinnedPlace")
 XPUPlace = _accelerator_place("XPUPlace")
+XPUPinnedPlace = _accelerator_place("XPUPinnedPlace")
 IPUPlace = _accelerator_place("IPUPlace")
 CustomPlace = _accelerator_place("CustomPlace")
 
@@ -182,7 +183,7 @@ class Stream:
         return event
 
 
-__all__ = ["Stream", "Event", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "XPUPlace", "IPUPlace", "CustomPlace",
+__all__ = ["Stream", "Event", "XPUPinnedPlace", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "XPUPlace", "IPUPlace", "CustomPlace",
            "set_device", "get_device", "is_compiled_with_cuda", "is_compiled_with_rocm",
            "is_compiled_with_xpu", "is_compiled_with_ipu", "is_compiled_with_cinn",
            "is_compiled_with_custom_device", "is_compiled_with_distribute", "device_guard"]

@@ -56,7 +56,6 @@ def module_getattr(module_name: str, table: dict[str, str]):
     return __getattr__
 MMAP_STORAGE = ("memory-mapped tensor storage is not supported; load arrays with "
                 "`numpy.load(..., mmap_mode='r')` and `pyir.to_tensor`")
-XPU_ONLY = "XPU-only (pyir runs on the CPU with numpy)"
 SELECTED_ROWS = "SelectedRows (sparse gradient rows) are not supported; gradients are dense"
 STRING_TENSOR = "string and vocabulary tensors (faster tokenizer) are not supported"
 MEMORY_VIEW = ("pyir tensors own their numpy value: re-pointing or resizing their storage in "
