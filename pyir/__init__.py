@@ -49,8 +49,41 @@ from . import (autograd, base, device, fft, fluid, io, jit, linalg, metric, nn, 
 from .signal import (bartlett_window, blackman_window, hamming_window,  # noqa: E402,F401
                      hann_window, kaiser_window)
 from .serialization import load, save  # noqa: E402,F401
+from .autograd import set_grad_enabled  # noqa: E402,F401  (usable as a plain call too)
+from .tensor_format import set_printoptions  # noqa: E402,F401
+# Paddle re-exports these at the top level.
+from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402,F401
+                            group_norm, layer_norm)
+from .nn.compat import softmax  # noqa: E402,F401
+from .nn.summary import flops, summary  # noqa: E402,F401
+from .nn.hapi_model import Model  # noqa: E402,F401
+from .static import create_parameter  # noqa: E402,F401
+from .tensor import operators as _operators  # noqa: E402
 from . import printer, serialize  # noqa: E402,F401  (they install Program's printing and files)
 from . import unsupported as _unsupported  # noqa: E402
 from .tensor import UNSUPPORTED as _UNSUPPORTED  # noqa: E402
 
-__getattr__ = _unsupported.module_getattr(__name__, _UNSUPPORTED)
+
+def async_save(obj, path, protocol: int = 4, sync_other_task: bool = False, **configs) -> None:
+    """`pyir.save`, done at once (pyir has no background saver; see
+    clear_async_save_task_queue).
+
+    Example:
+        >>> pyir.async_save(model.state_dict(), "model.pdparams")
+    """
+    save(obj, path, protocol=protocol, **configs)
+
+
+_TOP_LEVEL_UNSUPPORTED = {
+    "DataParallel": _unsupported.DISTRIBUTED,
+    "MmapStorage": _unsupported.MMAP_STORAGE,
+    **{name: _unsupported.PADDLE_INTERNAL for name in (
+        "monkey_patch_dtype", "monkey_patch_generated_methods_for_tensor",
+        "monkey_patch_generated_methods_for_value", "monkey_patch_math_tensor",
+        "monkey_patch_program", "monkey_patch_value", "monkey_patch_variable", "new_init",
+        "original_init")},
+}
+
+__getattr__ = _unsupported.module_getattr(__name__, {**_UNSUPPORTED, **_TOP_LEVEL_UNSUPPORTED})
+# Paddle binds these top-level functions onto Tensor and Variable too.
+_operators.add_methods({"softmax": softmax, "create_parameter": create_parameter})

@@ -14,17 +14,19 @@ op nodes run their registry grad rules (pyir/eager.py), PyLayer nodes the user's
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import Any
 
 import numpy as np
 
 from . import dtypes
-from .eager import (Node, Tensor, backward_into_leaves, grad, is_grad_enabled,
-                    no_grad)
+from .eager import (Node, Tensor, _grad_enabled, backward_into_leaves, grad,
+                    is_grad_enabled, no_grad)
 from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer
+from .unsupported import SECOND_ORDER, module_getattr
 
 
 class PyLayerContext:
@@ -263,4 +265,146 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
     backward_into_leaves(tensors, list(seeds))
 
 
-__all__ = ["PyLayer", "PyLayerContext", "StaticPyLayerContext", "backward", "grad", "no_grad"]
+# --- functional autograd and grad-mode helpers ------------------------------------------
+
+
+class enable_grad(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
+    """Record the tape inside the block even within `no_grad`; usable as a decorator.
+
+    Example:
+        >>> with pyir.no_grad():
+        ...     with pyir.enable_grad():
+        ...         y = x * 2          # recorded
+    """
+
+    def __enter__(self):
+        self._old, _grad_enabled[0] = _grad_enabled[0], True
+        return self
+
+    def __exit__(self, *exc):
+        _grad_enabled[0] = self._old
+        return False
+
+
+class set_grad_enabled(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
+    """Turn tape recording on or off now; used with `with`, the old mode comes back at the
+    end of the block (as Paddle's: the call itself switches the mode).
+
+    Example:
+        >>> with pyir.set_grad_enabled(False):
+        ...     y = x * 2          # not recorded
+    """
+
+    def __init__(self, mode) -> None:
+        self.prev, self.mode = _grad_enabled[0], bool(mode)
+        _grad_enabled[0] = self.mode
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        _grad_enabled[0] = self.prev
+        return False
+
+    def _recreate_cm(self):
+        return type(self)(self.mode)
+
+
+class saved_tensors_hooks:  # noqa: N801 - Paddle's spelling
+    """Accepted for Paddle code that packs saved tensors (e.g. to offload them): pyir's tape
+    keeps the forward values as they are and never calls the hooks.
+
+    Example:
+        >>> with pyir.autograd.saved_tensors_hooks(pack, unpack):
+        ...     y = x * x
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise GradError("saved_tensors_hooks expects two callables (pack_hook, "
+                            "unpack_hook)")
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class Jacobian:
+    """The Jacobian matrix of `jacobian(ys, xs)`: index it (`J[:]`, `J[0, :]`) for Tensors.
+
+    Without a batch axis it is [ys.size, xs.size] (a 0-D ys or xs drops its dim); with
+    batch_axis=0 it is [B, ys.size / B, xs.size / B] (rows of a batch depend on their own
+    batch only, as Paddle assumes).
+    """
+
+    def __init__(self, value: np.ndarray):
+        self._value = value
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self._value.shape)
+
+    def __getitem__(self, index) -> Tensor:
+        return Tensor(np.array(self._value[index]))
+
+    def numpy(self) -> np.ndarray:
+        return self._value.copy()
+
+
+def _jacobian_matrix(y: Tensor, x: Tensor, batch_axis) -> np.ndarray:
+    if not isinstance(y, Tensor) or not isinstance(x, Tensor):
+        raise GradError("jacobian works on eager Tensors (ys computed from xs with "
+                        "stop_gradient=False)")
+    ys, xs = np.asarray(y._value), np.asarray(x._value)
+    rows = []
+    for i in range(ys.size):
+        seed = np.zeros(ys.size, ys.dtype)
+        seed[i] = 1
+        (dx,) = grad([y], [x], grad_outputs=[Tensor(seed.reshape(ys.shape))],
+                     allow_unused=True)
+        rows.append(np.zeros(xs.size, xs.dtype) if dx is None else dx.numpy().ravel())
+    full = np.stack(rows) if rows else np.zeros((0, xs.size), xs.dtype)
+    if batch_axis is None:
+        shape = ([ys.size] if ys.ndim else []) + ([xs.size] if xs.ndim else [])
+        return full.reshape(shape)
+    batch = ys.shape[0]
+    if xs.ndim == 0 or xs.shape[0] != batch:
+        raise GradError(f"jacobian with batch_axis=0: ys and xs must share their first dim, "
+                        f"got {list(ys.shape)} and {list(xs.shape)}")
+    m, n = ys.size // batch, xs.size // batch
+    blocks = full.reshape(batch, m, batch, n)
+    return np.stack([blocks[b, :, b, :] for b in range(batch)])
+
+
+def jacobian(ys, xs, batch_axis=None):
+    """d ys / d xs from the eager tape, one backward pass per element of ys: a `Jacobian`
+    (a tuple of them for a tuple of xs; a tuple of tuples when ys is a tuple too).
+
+    Example:
+        >>> J = pyir.autograd.jacobian(x * x, x); J[:]      # diag(2x)
+    """
+    if batch_axis not in (None, 0):
+        raise GradError(f"jacobian: batch_axis must be None or 0, got {batch_axis!r}")
+
+    def over_xs(y):
+        if isinstance(xs, (list, tuple)):
+            return tuple(Jacobian(_jacobian_matrix(y, x, batch_axis)) for x in xs)
+        return Jacobian(_jacobian_matrix(y, xs, batch_axis))
+
+    if isinstance(ys, (list, tuple)):
+        return tuple(over_xs(y) for y in ys)
+    return over_xs(ys)
+
+
+Function = PyLayer  # Paddle 3.x's torch-style name for PyLayer
+
+UNSUPPORTED = {"hessian": SECOND_ORDER}
+
+__all__ = ["PyLayer", "PyLayerContext", "StaticPyLayerContext", "backward", "grad", "no_grad",
+           "Function", "enable_grad", "set_grad_enabled", "saved_tensors_hooks", "jacobian",
+           "Jacobian", "is_grad_enabled"]
+
+__getattr__ = module_getattr(__name__, UNSUPPORTED)

@@ -5,7 +5,10 @@ warning per process so the user knows."""
 from __future__ import annotations
 
 import contextlib
+import time
 import warnings
+
+from .errors import PyirError
 
 _warned = [False]
 
@@ -53,6 +56,7 @@ def _accelerator_place(kind: str):
 CUDAPlace = _accelerator_place("CUDAPlace")
 CUDAPinnedPlace = _accelerator_place("CUDAPinnedPlace")
 XPUPlace = _accelerator_place("XPUPlace")
+XPUPinnedPlace = _accelerator_place("XPUPinnedPlace")
 IPUPlace = _accelerator_place("IPUPlace")
 CustomPlace = _accelerator_place("CustomPlace")
 
@@ -117,7 +121,69 @@ def cuda_places(device_ids=None) -> list:
     return [CPUPlace()] * (len(device_ids) if device_ids else 1)
 
 
-__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "XPUPlace", "IPUPlace", "CustomPlace",
+# --- streams and events: pyir runs every op synchronously on the CPU ---------------------------
+class Event:
+    """A point in time on a stream. pyir's ops finish before they return, so an event is
+    complete as soon as it is recorded; `elapsed_time` measures wall-clock milliseconds.
+
+    Example:
+        >>> start, end = pyir.Event(enable_timing=True), pyir.Event(enable_timing=True)
+        >>> start.record(); y = x @ x; end.record(); ms = start.elapsed_time(end)
+    """
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False,
+                 interprocess: bool = False) -> None:
+        self.enable_timing, self._time = enable_timing, None
+
+    def record(self, stream=None) -> None:
+        self._time = time.perf_counter()
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        """Nothing to wait for."""
+
+    def elapsed_time(self, end_event: "Event") -> float:
+        if not (self.enable_timing and end_event.enable_timing):
+            raise PyirError("elapsed_time needs both events made with enable_timing=True")
+        if self._time is None or end_event._time is None:
+            raise PyirError("elapsed_time: record() both events first")
+        return (end_event._time - self._time) * 1000.0
+
+
+class Stream:
+    """An execution stream; on pyir's CPU every op is done when it returns, so waiting and
+    synchronizing return at once.
+
+    Example:
+        >>> s = pyir.Stream(); e = s.record_event(); s.synchronize()
+    """
+
+    def __init__(self, device=None, priority: int = 2, stream_base=None) -> None:
+        if device is not None and not str(device).lower().startswith(("cpu", "place(cpu")):
+            _warn_cpu(f"Stream(device={device!r})")
+        self.device, self.priority = "cpu", priority
+
+    def wait_event(self, event: Event) -> None:
+        """Nothing to wait for."""
+
+    def wait_stream(self, stream: "Stream") -> None:
+        """Nothing to wait for."""
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        """Nothing to wait for."""
+
+    def record_event(self, event: Event | None = None) -> Event:
+        event = event or Event()
+        event.record(self)
+        return event
+
+
+__all__ = ["Stream", "Event", "XPUPinnedPlace", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "XPUPlace", "IPUPlace", "CustomPlace",
            "set_device", "get_device", "is_compiled_with_cuda", "is_compiled_with_rocm",
            "is_compiled_with_xpu", "is_compiled_with_ipu", "is_compiled_with_cinn",
            "is_compiled_with_custom_device", "is_compiled_with_distribute", "device_guard"]

@@ -75,6 +75,19 @@ def is_float(dtype) -> bool:
     return to_numpy(dtype).kind in "fc"
 
 
+# The dtype of float tensors made without an explicit dtype (pyir.set_default_dtype).
+_default_float = ["float32"]
+
+
+def default_float() -> str:
+    """The name of the default float dtype ('float32' unless set_default_dtype changed it)."""
+    return _default_float[0]
+
+
+def set_default_float(name: str) -> None:
+    _default_float[0] = name
+
+
 # How kernels meet floating-point errors: IEEE results (log(0) = -inf, 0/0 = NaN) without
 # numpy warnings, as Paddle's kernels give them. Plans and eager ops run kernels under
 # `np.errstate(**IEEE_QUIETLY)`.

@@ -220,6 +220,8 @@ def _window(values: np.ndarray, window_length, dtype, requires_grad, short=True)
     """The constant window (op `assign_value`): `values` cut to window_length (a periodic
     window is a symmetric one of window_length + 1 points without the last); windows of 0
     or 1 points are ones when `short`."""
+    if np.dtype(dtype).kind != "f":
+        raise BuildError(f"a window needs a float type, got dtype {np.dtype(dtype)}")
     values = values[:window_length]
     if short and window_length <= 1:
         values = np.ones(window_length)

@@ -54,3 +54,20 @@ def module_getattr(module_name: str, table: dict[str, str]):
         return stub(f"{public}.{name}", reason)
 
     return __getattr__
+MMAP_STORAGE = ("memory-mapped tensor storage is not supported; load arrays with "
+                "`numpy.load(..., mmap_mode='r')` and `pyir.to_tensor`")
+SELECTED_ROWS = "SelectedRows (sparse gradient rows) are not supported; gradients are dense"
+STRING_TENSOR = "string and vocabulary tensors (faster tokenizer) are not supported"
+MEMORY_VIEW = ("pyir tensors own their numpy value: re-pointing or resizing their storage in "
+               "place has no meaning; use reshape, slice or a new tensor")
+AUDIO = "short-time Fourier transforms (stft/istft) are not supported yet (paddle.signal)"
+SAMPLING_KERNEL = "top_p_sampling is a fused GPU decoding kernel; use sort, cumsum and multinomial"
+DYGRAPH_ONLY = ("only eager Tensors have it: a static Variable has no value or gradient until "
+                "an Executor runs the program")
+SECOND_ORDER = ("second-order eager gradients are not supported: pyir's tape does not record "
+                "its own backward (grad(create_graph=True)); use autograd.jacobian of an "
+                "analytic gradient")
+BFLOAT16 = ("bfloat16 tensors are not supported (numpy has no bfloat16 arithmetic); use "
+            "float16 or float32")
+TENSOR_ARRAY = ("tensor arrays (LoDTensorArray) are not supported in pyir's static mode; use "
+                "a Python list of Variables")

@@ -7,19 +7,22 @@ whose first parameter is `x` is also a method of both classes (`x.mean()`), as i
 
 from __future__ import annotations
 
-from . import (attribute, creation, linalg, logic, manipulation, math, methods, operators,
-               random, search, stat)
+from . import (attribute, creation, framework_api, linalg, logic, manipulation, math, methods,
+               operators, random, runtime_api, search, stat)
 from .attribute import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
+from .framework_api import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .logic import *  # noqa: F401,F403
 from .manipulation import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
+from .runtime_api import *  # noqa: F401,F403
 from .search import *  # noqa: F401,F403
 from .stat import *  # noqa: F401,F403
 
-_FAMILIES = (attribute, creation, linalg, logic, manipulation, math, random, search, stat)
+_FAMILIES = (attribute, creation, framework_api, linalg, logic, manipulation, math, random, runtime_api,
+             search, stat)
 __all__ = [name for family in _FAMILIES for name in family.__all__]
 UNSUPPORTED = {name: why for family in _FAMILIES for name, why in family.UNSUPPORTED.items()}
 

@@ -34,8 +34,11 @@ def _where(fn: str) -> Where:
     return Where(op_type=fn)
 
 
-def _dtype(dtype, default="float32") -> np.dtype:
-    return dtypes.to_numpy(default if dtype is None else dtype)
+def _dtype(dtype, default=None) -> np.dtype:
+    """dtype, else `default`, else the default float dtype (pyir.set_default_dtype)."""
+    if dtype is None:
+        dtype = dtypes.default_float() if default is None else default
+    return dtypes.to_numpy(dtype)
 
 
 def _text(value, dt: np.dtype) -> str:
@@ -178,7 +181,7 @@ def arange(start=0, end=None, step=1, dtype=None, *, name: str | None = None, **
         tensors_ = [v for v in (start, end, step) if isinstance(v, TENSORS)]
         integral = all(isinstance(v, numbers.Integral) for v in numbers_only) and all(
             np.dtype(dtype_of(t)).kind in "iu" for t in tensors_)
-        dt = np.dtype(np.int64) if integral else np.dtype(np.float32)
+        dt = np.dtype(np.int64) if integral else _dtype(None)
     else:
         dt = dtypes.to_numpy(dtype)
     like = _first_tensor(start, end, step)

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import warnings
+
 from .. import dtypes
+from .. import framework
 from ..device import _warn_cpu
+from ..dispatch import apply_op
+from ..unsupported import DYGRAPH_ONLY, TENSOR_ARRAY, stub
 from ..eager import Tensor, array_of
 from ..errors import GradError, PyirError
 from ..executor import global_scope
@@ -136,6 +141,51 @@ def to_string(self, throw_on_error: bool = True, with_details: bool = False) -> 
     return repr(self)
 
 
+def detach_variable(self):
+    """A new Variable `detach_<name>_N` with x's value and no gradient (op `share_data`)."""
+    block = framework.default_main_program().current_block()
+    detached = block.create_var(name=framework.unique_name.generate(f"detach_{self.name}"),
+                                dtype=self.dtype, shape=self.shape,
+                                persistable=self.persistable, stop_gradient=True)
+    return apply_op("share_data", {"X": self}, outputs={"Out": detached})["Out"]
+
+
+def variable_size(self):
+    """The element count as an int64 0-D Variable (op `size`)."""
+    return manipulation.numel(self)
+
+
+def variable_item(self):
+    """x itself (Paddle's static `item`, for dy2static code); x must be at most 1-D."""
+    if len(self.shape) > 1:
+        raise PyirError(f"Variable.item: {self.name} must be at most 1-D, got shape "
+                        f"{list(self.shape)}")
+    return self
+
+
+def variable_place(self):
+    """None, with a warning: a static Variable has no place (as in Paddle)."""
+    warnings.warn(f"Variable {self.name} has no place in static mode; None is returned",
+                  stacklevel=2)
+    return None
+
+
+def variable_attr(self, name: str):
+    """The value of a Variable attribute (name, shape, dtype, persistable, stop_gradient,
+    lod_level, type)."""
+    if name not in ("name", "shape", "dtype", "persistable", "stop_gradient", "lod_level",
+                    "type"):
+        raise PyirError(f"Variable.attr: {self.name} has no attribute {name!r}")
+    return getattr(self, name)
+
+
+def requires_grad_(self, requires_grad: bool = True):
+    if not isinstance(requires_grad, bool):
+        raise PyirError(f"requires_grad_ expects a bool, got {type(requires_grad).__name__}")
+    self.stop_gradient = not requires_grad
+    return self
+
+
 # --- eager Tensors: in-place value changes, only where the tape recorded nothing ----------------
 def _check_writable(self, what: str) -> None:
     if self._node is not None:
@@ -189,6 +239,34 @@ def data_ptr(self) -> int:
     return int(self._value.ctypes.data)
 
 
+def resize_(self, shape, fill_zero: bool = False, name: str | None = None) -> Tensor:
+    """x itself reshaped to `shape` in place, keeping its leading elements in row-major order;
+    new elements are zeros (Paddle leaves them uninitialized unless fill_zero).
+
+    Example:
+        >>> t.resize_([2, 2])
+    """
+    _check_writable(self, "resize_")
+    if not self.stop_gradient:
+        raise GradError(f"resize_ would change {self.name}, a leaf that needs a gradient; "
+                        f"resize a detached copy instead")
+    if not isinstance(shape, (list, tuple)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+            for d in shape):
+        raise PyirError(f"resize_ expects a shape of non-negative ints, got {shape!r}")
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = self._value.ravel()
+    grown = np.zeros(size, self._value.dtype)
+    grown[:min(size, flat.size)] = flat[:size]
+    self._value = grown.reshape([int(d) for d in shape])
+    return self
+
+
+def get_device(self) -> int:
+    """-1: the tensor is on the CPU (a GPU id otherwise, in Paddle)."""
+    return -1
+
+
 SHARED = {
     "dim": dim, "ndimension": dim, "element_size": element_size, "is_same_shape": is_same_shape,
     "type_as": type_as, "repeat": repeat, "split_with_sizes": split_with_sizes,
@@ -199,10 +277,19 @@ SHARED = {
     "is_selected_rows": _false, "is_dist": _false, "stride": stride, "get_strides": stride,
     **{name: _dtype_method(dtype) for name, dtype in DTYPE_METHODS.items()},
 }
-VARIABLE_ONLY = {"get_value": get_value, "set_value": set_variable_value, "to_string": to_string}
+VARIABLE_ONLY = {
+    "get_value": get_value, "set_value": set_variable_value, "to_string": to_string,
+    "detach": detach_variable, "size": variable_size, "item": variable_item,
+    "place": variable_place, "attr": variable_attr, "requires_grad_": requires_grad_,
+    **{name: stub(f"paddle.static.Variable.{name}", DYGRAPH_ONLY) for name in (
+        "__float__", "__int__", "numpy", "backward", "gradient", "clear_gradient",
+        "register_hook", "apply")},
+    **{name: stub(f"paddle.static.Variable.{name}", TENSOR_ARRAY) for name in ("append",
+                                                                             "pop")},
+}
 TENSOR_ONLY = {"set_value": set_tensor_value, "copy_": copy_, "fill_": fill_, "zero_": zero_,
                "apply": apply, "apply_": apply_, "value": value, "get_tensor": value,
-               "data_ptr": data_ptr}
+               "data_ptr": data_ptr, "get_device": get_device, "resize_": resize_}
 
 
 def install() -> None:

@@ -18,6 +18,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes
+from .. import unsupported as _unsupported
 from ..dispatch import apply_op, constant
 from ..eager import Tensor
 from ..errors import PyirError
@@ -34,6 +35,10 @@ EXTRA_METHODS = [
     "rank", "slice", "scatter_add", "scatter_add_", "scatter_reduce", "scatter_nd",
     "shard_index", "diag_embed", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
     "broadcast_tensors", "t", "t_", "permute",
+    # Paddle binds these functions as methods although their first argument is no tensor
+    # (x.add_n() is add_n(x)): the same here.
+    "add_n", "broadcast_shape", "broadcast_shapes", "cumulative_trapezoid", "trapezoid",
+    "multiplex", "take_along_dim", "create_tensor",
 ]
 METHOD_ONLY = {**manip_more.METHODS, **_random.METHODS}
 
@@ -206,6 +211,36 @@ def _transposed(self):
     return apply_op("transpose2", {"X": self}, {"axis": perm}, anonymous=True)["Out"]
 
 
+# Methods pyir leaves out: calling one says why (names from Paddle's Tensor and Variable).
+_U = _unsupported
+UNSUPPORTED_METHODS = {
+    **{name: _U.COMPLEX for name in ("as_complex", "as_real", "imag", "real", "polar",
+                                     "view_as_complex", "view_as_real")},
+    **{name: _U.SPARSE for name in ("coalesce", "cols", "crows", "dense_dim", "indices",
+                                    "is_coalesced", "nnz", "sparse_dim", "to_dense",
+                                    "to_sparse_coo", "to_sparse_csr", "values")},
+    **{name: _U.SELECTED_ROWS for name in ("get_selected_rows", "rows")},
+    **{name: _U.STRING_TENSOR for name in ("get_map_tensor", "set_string_list", "set_vocab")},
+    **{name: _U.MEMORY_VIEW for name in ("as_strided", "resize_", "set_", "reconstruct_from_",
+                                         "set_tensor")},
+    "stft": _U.AUDIO, "istft": _U.AUDIO, "top_p_sampling": _U.SAMPLING_KERNEL,
+    "bfloat16": _U.BFLOAT16,
+}
+
+
+def _stub_method(cls, name: str, reason: str):
+    return _unsupported.stub(f"paddle.{'Tensor' if cls is Tensor else 'static.Variable'}."
+                             f"{name}", reason)
+
+
+def add_methods(methods: dict) -> None:
+    """Make each function of {name: function} a method of Variable and Tensor (for layers
+    above this one, e.g. `x.softmax()` from pyir/framework_api.py)."""
+    for cls in (Variable, Tensor):
+        for name, method in methods.items():
+            setattr(cls, name, method)
+
+
 def install(functions: dict, method_names) -> None:
     """Give Variable and Tensor the operators, indexing and the named functions as methods
     (`x.mean()`, `t.reshape([2, 3])`)."""
@@ -228,4 +263,7 @@ def install(functions: dict, method_names) -> None:
         for name, method in METHOD_ONLY.items():
             setattr(cls, name, method)
         cls.astype = functions["cast"]
+        for name, reason in UNSUPPORTED_METHODS.items():
+            if name not in cls.__dict__:
+                setattr(cls, name, _stub_method(cls, name, reason))
 

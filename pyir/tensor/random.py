@@ -35,7 +35,7 @@ def _where(fn: str) -> Where:
 
 
 def _float_dtype(dtype, fn: str) -> np.dtype:
-    dt = dtypes.to_numpy(dtype or "float32")
+    dt = dtypes.to_numpy(dtype or dtypes.default_float())
     if dt.kind != "f":
         raise BuildError(f"{fn}: dtype must be a float type, got {dt}", _where(fn))
     return dt
