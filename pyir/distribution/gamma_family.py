@@ -1,0 +1,304 @@
+"""Distributions built on the gamma function: Exponential, Gamma, Chi2, Beta, Dirichlet,
+StudentT."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+import pyir
+from ._base import (Distribution, ExponentialFamily, as_tensor, broadcast_all, lbeta, like,
+                    positive_or_refuse, sample_shape, stop)
+
+
+class Exponential(ExponentialFamily):
+    """Exponential distribution with rate `rate` (density rate * exp(-rate * x)).
+
+    Example:
+        >>> pyir.distribution.Exponential(2.0).cdf(pyir.to_tensor(1.0))
+    """
+
+    def __init__(self, rate):
+        self.rate = as_tensor(rate, "Exponential rate")
+        self.dtype = self.rate.dtype
+        super().__init__(self.rate.shape)
+
+    @property
+    def mean(self):
+        return 1.0 / self.rate
+
+    @property
+    def variance(self):
+        return 1.0 / self.rate ** 2.0
+
+    def sample(self, shape: Sequence[int] = ()):
+        return stop(self.rsample(shape))
+
+    def rsample(self, shape: Sequence[int] = ()):
+        """-log(1 - u) / rate."""
+        shape = self._extend_shape(sample_shape(shape, "Exponential.rsample"))
+        u = pyir.uniform(shape, dtype=self.dtype, min=0.0, max=1.0)
+        return -pyir.log1p(-u) / self.rate
+
+    def log_prob(self, value):
+        return pyir.log(self.rate) - self.rate * like(value, self.rate)
+
+    def prob(self, value):
+        return self.rate * pyir.exp(-self.rate * like(value, self.rate))
+
+    def entropy(self):
+        return 1.0 - pyir.log(self.rate)
+
+    def cdf(self, value):
+        return 1.0 - pyir.exp(-self.rate * like(value, self.rate))
+
+    def icdf(self, value):
+        return -pyir.log1p(-like(value, self.rate)) / self.rate
+
+    @property
+    def _natural_parameters(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -pyir.log(-x)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
+
+
+class Gamma(ExponentialFamily):
+    """Gamma distribution with shape `concentration` and `rate`.
+
+    Example:
+        >>> pyir.distribution.Gamma(2.0, 1.0).entropy()
+    """
+
+    def __init__(self, concentration, rate):
+        self.concentration, self.rate = broadcast_all(concentration, rate,
+                                                      what="Gamma concentration/rate")
+        self.dtype = self.rate.dtype
+        super().__init__(self.rate.shape)
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate ** 2.0
+
+    def log_prob(self, value):
+        value = like(value, self.rate)
+        a, r = self.concentration, self.rate
+        return a * pyir.log(r) + (a - 1.0) * pyir.log(value) - r * value - pyir.lgamma(a)
+
+    def prob(self, value):
+        return pyir.exp(self.log_prob(value))
+
+    def entropy(self):
+        a = self.concentration
+        return a - pyir.log(self.rate) + pyir.lgamma(a) + (1.0 - a) * pyir.digamma(a)
+
+    def sample(self, shape: Sequence[int] = ()):
+        return stop(self.rsample(shape))
+
+    def rsample(self, shape: Sequence[int] = ()):
+        """standard_gamma(concentration) / rate (the gradient reaches rate)."""
+        shape = self._extend_shape(sample_shape(shape, "Gamma.rsample"))
+        draws = pyir.standard_gamma(pyir.expand(stop(self.concentration * 1.0), shape))
+        return draws / pyir.expand(self.rate, shape)
+
+    @property
+    def _natural_parameters(self):
+        return (self.concentration - 1.0, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return pyir.lgamma(x + 1.0) + (x + 1.0) * pyir.log(-1.0 / y)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
+
+
+class Chi2(Gamma):
+    """Chi-squared distribution with `df` degrees of freedom (Gamma(df / 2, 1 / 2)).
+
+    Example:
+        >>> pyir.distribution.Chi2(3.0).mean
+    """
+
+    def __init__(self, df):
+        self.df = as_tensor(df, "Chi2 df")
+        positive_or_refuse(self.df, "The arg of `df` must be positive.")
+        super().__init__(self.df * 0.5, pyir.full_like(self.df, 0.5))
+
+
+class Dirichlet(ExponentialFamily):
+    """Dirichlet distribution over the simplex, concentration of shape [..., K].
+
+    Example:
+        >>> pyir.distribution.Dirichlet(pyir.to_tensor([1.0, 2.0, 3.0])).mean
+    """
+
+    def __init__(self, concentration):
+        if not pyir.is_tensor(concentration):
+            raise TypeError("Dirichlet: concentration must be a Tensor")
+        if len(concentration.shape) < 1 or 0 in list(concentration.shape):
+            raise ValueError("`concentration` parameter must be at least one dimensional")
+        self.concentration = concentration
+        self.dtype = concentration.dtype
+        super().__init__(concentration.shape[:-1], concentration.shape[-1:])
+
+    def _total(self):
+        return pyir.sum(self.concentration, axis=-1, keepdim=True)
+
+    @property
+    def mean(self):
+        return self.concentration / self._total()
+
+    @property
+    def variance(self):
+        total = self._total()
+        return self.concentration * (total - self.concentration) / (total ** 2.0 * (total + 1.0))
+
+    def sample(self, shape: Sequence[int] = ()):
+        shape = self._extend_shape(sample_shape(shape, "Dirichlet.sample"))
+        draws = pyir.standard_gamma(pyir.expand(stop(self.concentration * 1.0), shape))
+        return draws / pyir.sum(draws, axis=-1, keepdim=True)
+
+    def log_prob(self, value):
+        value = like(value, self.concentration)
+        a = self.concentration
+        return (pyir.sum((a - 1.0) * pyir.log(value), axis=-1)
+                + pyir.lgamma(pyir.sum(a, axis=-1)) - pyir.sum(pyir.lgamma(a), axis=-1))
+
+    def prob(self, value):
+        return pyir.exp(self.log_prob(value))
+
+    def entropy(self):
+        a = self.concentration
+        total = pyir.sum(a, axis=-1)
+        k = float(a.shape[-1])
+        return (pyir.sum(pyir.lgamma(a), axis=-1) - pyir.lgamma(total)
+                + (total - k) * pyir.digamma(total)
+                - pyir.sum((a - 1.0) * pyir.digamma(a), axis=-1))
+
+    @property
+    def _natural_parameters(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return pyir.sum(pyir.lgamma(x), axis=-1) - pyir.lgamma(pyir.sum(x, axis=-1))
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
+
+
+class Beta(ExponentialFamily):
+    """Beta distribution on [0, 1] with shape parameters alpha and beta.
+
+    Example:
+        >>> pyir.distribution.Beta(2.0, 3.0).variance
+    """
+
+    def __init__(self, alpha, beta):
+        self.alpha, self.beta = broadcast_all(alpha, beta, what="Beta alpha/beta")
+        self.dtype = self.alpha.dtype
+        self._dirichlet = Dirichlet(pyir.stack([self.alpha, self.beta], axis=-1))
+        super().__init__(self._dirichlet.batch_shape)
+
+    @property
+    def mean(self):
+        return self.alpha / (self.alpha + self.beta)
+
+    @property
+    def variance(self):
+        total = self.alpha + self.beta
+        return self.alpha * self.beta / (total ** 2.0 * (total + 1.0))
+
+    def prob(self, value):
+        return pyir.exp(self.log_prob(value))
+
+    def log_prob(self, value):
+        value = like(value, self.alpha)
+        return ((self.alpha - 1.0) * pyir.log(value) + (self.beta - 1.0) * pyir.log1p(-value)
+                - lbeta(self.alpha, self.beta))
+
+    def sample(self, shape: Sequence[int] = ()):
+        draws = self._dirichlet.sample(sample_shape(shape, "Beta.sample"))
+        return pyir.squeeze(pyir.slice(draws, [len(draws.shape) - 1], [0], [1]), axis=-1)
+
+    def entropy(self):
+        return self._dirichlet.entropy()
+
+    @property
+    def _natural_parameters(self):
+        return (self.alpha, self.beta)
+
+    def _log_normalizer(self, x, y):
+        return lbeta(x, y)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
+
+
+class StudentT(Distribution):
+    """Student's t distribution with `df` degrees of freedom, location and scale.
+
+    Example:
+        >>> pyir.distribution.StudentT(3.0, 0.0, 1.0).log_prob(pyir.to_tensor(0.5))
+    """
+
+    def __init__(self, df, loc, scale, name: str | None = None):
+        self.name = name if name is not None else "StudentT"
+        self.df, self.loc, self.scale = broadcast_all(df, loc, scale, what="StudentT parameters")
+        if pyir.in_dynamic_mode():
+            if not bool(np.all(np.asarray(self.df) >= 0)):
+                raise ValueError("Every element of input parameter `df` should be nonnegative.")
+            if not bool(np.all(np.asarray(self.scale) >= 0)):
+                raise ValueError(
+                    "Every element of input parameter `scale` should be nonnegative.")
+        self.dtype = self.df.dtype
+        self._chi2 = Chi2(self.df)
+        super().__init__(self.df.shape)
+
+    @property
+    def mean(self):
+        nan = pyir.full_like(self.loc, float("nan"))
+        return pyir.where(self.df > 1.0, self.loc, nan)
+
+    @property
+    def variance(self):
+        df = self.df
+        finite = self.scale ** 2.0 * df / pyir.where(df > 2.0, df - 2.0, pyir.ones_like(df))
+        infinite = pyir.full_like(df, float("inf"))
+        nan = pyir.full_like(df, float("nan"))
+        return pyir.where(df > 2.0, finite, pyir.where(df > 1.0, infinite, nan))
+
+    def sample(self, shape: Sequence[int] = ()):
+        """loc + scale * z / sqrt(chi2 / df)."""
+        shape = sample_shape(shape, "StudentT.sample")
+        z = pyir.standard_normal(self._extend_shape(shape), dtype=self.dtype)
+        chi2 = self._chi2.sample(shape)
+        return stop(self.loc + self.scale * z * pyir.rsqrt(chi2 / self.df))
+
+    def entropy(self):
+        half_df = self.df * 0.5
+        half_up = (self.df + 1.0) * 0.5
+        return (pyir.log(self.scale) + half_up * (pyir.digamma(half_up) - pyir.digamma(half_df))
+                + 0.5 * pyir.log(self.df) + lbeta(half_df, pyir.full_like(self.df, 0.5)))
+
+    def log_prob(self, value):
+        z = (like(value, self.loc) - self.loc) / self.scale
+        half_up = (self.df + 1.0) * 0.5
+        return (pyir.lgamma(half_up) - pyir.lgamma(self.df * 0.5)
+                - 0.5 * pyir.log(self.df * math.pi) - pyir.log(self.scale)
+                - half_up * pyir.log1p(z * z / self.df))
+
+    def prob(self, value):
+        return pyir.exp(self.log_prob(value))
