@@ -8,18 +8,29 @@ Example:
     >>> kl_divergence(Normal(0.0, 1.0), Normal(1.0, 2.0))
 """
 
+from . import kl as _kl_formulas  # noqa: F401 - registers the KL formulas
 from ._base import Distribution, ExponentialFamily, kl_divergence, register_kl
 from .continuous import Cauchy, Gumbel, Laplace, Normal, Uniform
 from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, Multinomial, Poisson
 from .gamma_family import Beta, Chi2, Dirichlet, Exponential, Gamma, StudentT
 from .multivariate import Independent, LKJCholesky, LogNormal, MultivariateNormal
-from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform,
-                        IndependentTransform, PowerTransform, ReshapeTransform,
-                        SigmoidTransform, SoftmaxTransform, StackTransform,
-                        StickBreakingTransform, TanhTransform, Transform,
-                        TransformedDistribution)
-from . import kl as _kl_formulas  # noqa: F401 - registers the KL formulas
+from .transform import (
+                        AbsTransform,
+                        AffineTransform,
+                        ChainTransform,
+                        ExpTransform,
+                        IndependentTransform,
+                        PowerTransform,
+                        ReshapeTransform,
+                        SigmoidTransform,
+                        SoftmaxTransform,
+                        StackTransform,
+                        StickBreakingTransform,
+                        TanhTransform,
+                        Transform,
+                        TransformedDistribution,
+)
 
 __all__ = [
     "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical",

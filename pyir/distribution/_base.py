@@ -12,11 +12,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import pyir
+from .. import framework
+from .. import tensor as T
+from ..eager import grad as tape_grad
 from ..tensor.logic import is_tensor
 
 EULER_GAMMA = 0.5772156649015329
 LOG_2PI = math.log(2.0 * math.pi)
+
+
+def in_dynamic_mode() -> bool:
+    """Whether calls run eagerly (as `pyir.in_dynamic_mode`)."""
+    return not framework.static_mode[0]
 
 
 def as_tensor(value, what: str):
@@ -29,25 +36,25 @@ def as_tensor(value, what: str):
                         f"got {type(value).__name__}")
     array = np.asarray(value)
     keep64 = isinstance(value, np.ndarray) and array.dtype == np.float64
-    return pyir.assign(array.astype("float64" if keep64 else "float32"))
+    return T.assign(array.astype("float64" if keep64 else "float32"))
 
 
 def broadcast_all(*values, what: str = "parameters"):
     """The parameters as tensors of one dtype and one broadcast shape."""
     tensors = [as_tensor(v, what) for v in values]
     dtype = tensors[0].dtype
-    tensors = [t if t.dtype == dtype else pyir.cast(t, dtype) for t in tensors]
+    tensors = [t if t.dtype == dtype else T.cast(t, dtype) for t in tensors]
     shapes = [list(t.shape) for t in tensors]
     if all(s == shapes[0] for s in shapes):
         return tensors
-    return pyir.broadcast_tensors(tensors)
+    return T.broadcast_tensors(tensors)
 
 
 def like(value, ref):
     """value (number or tensor) as a tensor with ref's dtype."""
     if is_tensor(value):
-        return value if value.dtype == ref.dtype else pyir.cast(value, ref.dtype)
-    return pyir.assign(np.asarray(value, dtype=ref.dtype))
+        return value if value.dtype == ref.dtype else T.cast(value, ref.dtype)
+    return T.assign(np.asarray(value, dtype=ref.dtype))
 
 
 def sample_shape(shape, who: str) -> list:
@@ -67,23 +74,23 @@ def stop(value):
 
 def sum_rightmost(value, n: int):
     """value summed over its n last axes."""
-    return pyir.sum(value, axis=list(range(-n, 0))) if n > 0 else value
+    return T.sum(value, axis=list(range(-n, 0))) if n > 0 else value
 
 
 def xlogy(x, y):
     """x * log(y) with 0 * log(0) = 0."""
-    safe = pyir.where(x == 0.0, pyir.ones_like(y), y)
-    return x * pyir.log(safe)
+    safe = T.where(x == 0.0, T.ones_like(y), y)
+    return x * T.log(safe)
 
 
 def lbeta(a, b):
     """log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b)."""
-    return pyir.lgamma(a) + pyir.lgamma(b) - pyir.lgamma(a + b)
+    return T.lgamma(a) + T.lgamma(b) - T.lgamma(a + b)
 
 
 def positive_or_refuse(value, message: str) -> None:
     """Refuse a tensor with an element <= 0 (eager only, as Paddle checks)."""
-    if pyir.in_dynamic_mode() and not bool(np.all(np.asarray(value) > 0)):
+    if in_dynamic_mode() and not bool(np.all(np.asarray(value) > 0)):
         raise ValueError(message)
 
 
@@ -125,7 +132,7 @@ def kl_divergence(p, q):
     if pair is None:
         raise NotImplementedError(
             f"kl_divergence: no formula for ({type(p).__name__}, {type(q).__name__}); "
-            "register one with pyir.distribution.register_kl")
+            "register one with T.distribution.register_kl")
     return _KL_FORMULAS[pair](p, q)
 
 
@@ -174,7 +181,7 @@ class Distribution:
 
     def prob(self, value):
         """exp(log_prob(value))."""
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def probs(self, value):
         """Deprecated spelling of prob."""
@@ -217,7 +224,7 @@ class ExponentialFamily(Distribution):
         for p in naturals:
             p.stop_gradient = False
         log_norm = self._log_normalizer(*naturals)
-        grads = pyir.grad([pyir.sum(log_norm)], naturals, create_graph=True)
+        grads = tape_grad([T.sum(log_norm)], naturals, create_graph=True)
         result = log_norm - self._mean_carrier_measure
         for p, g in zip(naturals, grads):
             result = result - sum_rightmost(p * g, len(self.event_shape))

@@ -7,10 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import pyir
+from .. import tensor as T
 from ..tensor.random import _gaussian
-from ._base import (EULER_GAMMA, LOG_2PI, Distribution, broadcast_all, like,
-                    sample_shape, stop)
+from ._base import EULER_GAMMA, LOG_2PI, Distribution, broadcast_all, like, sample_shape, stop
 
 
 class _LocScale(Distribution):
@@ -26,7 +25,7 @@ class _LocScale(Distribution):
         return (like(value, self.loc) - self.loc) / self.scale
 
     def _uniform(self, shape, low=0.0, high=1.0, seed=0):
-        return pyir.uniform(self._extend_shape(shape), dtype=self.dtype, min=low, max=high,
+        return T.uniform(self._extend_shape(shape), dtype=self.dtype, min=low, max=high,
                             seed=seed)
 
     def sample(self, shape: Sequence[int] = ()):
@@ -35,7 +34,7 @@ class _LocScale(Distribution):
 
     @property
     def stddev(self):
-        return pyir.sqrt(self.variance)
+        return T.sqrt(self.variance)
 
 
 class Normal(_LocScale):
@@ -47,11 +46,11 @@ class Normal(_LocScale):
 
     @property
     def mean(self):
-        return self.loc + pyir.zeros_like(self.scale)
+        return self.loc + T.zeros_like(self.scale)
 
     @property
     def variance(self):
-        return self.scale ** 2.0 + pyir.zeros_like(self.loc)
+        return self.scale ** 2.0 + T.zeros_like(self.loc)
 
     def sample(self, shape: Sequence[int] = (), seed: int = 0):
         """Samples of shape `shape + batch_shape` (seed 0: the global stream)."""
@@ -62,18 +61,18 @@ class Normal(_LocScale):
     def rsample(self, shape: Sequence[int] = ()):
         """Reparameterized samples loc + scale * eps (gradients reach loc and scale)."""
         shape = sample_shape(shape, "Normal.rsample")
-        noise = pyir.standard_normal(self._extend_shape(shape), dtype=self.dtype)
+        noise = T.standard_normal(self._extend_shape(shape), dtype=self.dtype)
         return self.loc + noise * self.scale
 
     def entropy(self):
-        return 0.5 + 0.5 * LOG_2PI + pyir.log(self.scale) + pyir.zeros_like(self.loc)
+        return 0.5 + 0.5 * LOG_2PI + T.log(self.scale) + T.zeros_like(self.loc)
 
     def log_prob(self, value):
         z = self._standard(value)
-        return -0.5 * z * z - pyir.log(self.scale) - 0.5 * LOG_2PI
+        return -0.5 * z * z - T.log(self.scale) - 0.5 * LOG_2PI
 
     def probs(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
 
 class Uniform(_LocScale):
@@ -107,19 +106,19 @@ class Uniform(_LocScale):
 
     def log_prob(self, value):
         value = like(value, self.low)
-        inside = pyir.cast(self.low < value, self.dtype) * pyir.cast(value < self.high, self.dtype)
-        return pyir.log(inside) - pyir.log(self.high - self.low)
+        inside = T.cast(self.low < value, self.dtype) * T.cast(value < self.high, self.dtype)
+        return T.log(inside) - T.log(self.high - self.low)
 
     def probs(self, value):
         value = like(value, self.low)
-        inside = pyir.cast(self.low < value, self.dtype) * pyir.cast(value < self.high, self.dtype)
+        inside = T.cast(self.low < value, self.dtype) * T.cast(value < self.high, self.dtype)
         return inside / (self.high - self.low)
 
     def prob(self, value):
         return self.probs(value)
 
     def entropy(self):
-        return pyir.log(self.high - self.low)
+        return T.log(self.high - self.low)
 
 
 class Cauchy(_LocScale):
@@ -147,20 +146,20 @@ class Cauchy(_LocScale):
     def rsample(self, shape: Sequence[int] = (), name: str | None = None):
         """loc + scale * tan(pi * (u - 1/2))."""
         u = self._uniform(sample_shape(shape, "Cauchy.rsample"))
-        return self.loc + self.scale * pyir.tan(math.pi * (u - 0.5))
+        return self.loc + self.scale * T.tan(math.pi * (u - 0.5))
 
     def log_prob(self, value):
         z = self._standard(value)
-        return -math.log(math.pi) - pyir.log(self.scale) - pyir.log1p(z * z)
+        return -math.log(math.pi) - T.log(self.scale) - T.log1p(z * z)
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def cdf(self, value):
-        return pyir.atan(self._standard(value)) / math.pi + 0.5
+        return T.atan(self._standard(value)) / math.pi + 0.5
 
     def entropy(self):
-        return math.log(4.0 * math.pi) + pyir.log(self.scale) + pyir.zeros_like(self.loc)
+        return math.log(4.0 * math.pi) + T.log(self.scale) + T.zeros_like(self.loc)
 
 
 class Laplace(_LocScale):
@@ -175,35 +174,35 @@ class Laplace(_LocScale):
 
     @property
     def mean(self):
-        return self.loc + pyir.zeros_like(self.scale)
+        return self.loc + T.zeros_like(self.scale)
 
     @property
     def stddev(self):
-        return math.sqrt(2.0) * self.scale + pyir.zeros_like(self.loc)
+        return math.sqrt(2.0) * self.scale + T.zeros_like(self.loc)
 
     @property
     def variance(self):
-        return 2.0 * self.scale ** 2.0 + pyir.zeros_like(self.loc)
+        return 2.0 * self.scale ** 2.0 + T.zeros_like(self.loc)
 
     def rsample(self, shape: Sequence[int] = ()):
         """loc - scale * sign(u) * log(1 - |u|), u uniform on (-1, 1)."""
         eps = float(np.finfo(self.dtype).eps)
         u = self._uniform(sample_shape(shape, "Laplace.rsample"), low=-1.0 + eps, high=1.0)
-        return self.loc - self.scale * pyir.sign(u) * pyir.log1p(-pyir.abs(u))
+        return self.loc - self.scale * T.sign(u) * T.log1p(-T.abs(u))
 
     def log_prob(self, value):
-        return -pyir.log(2.0 * self.scale) - pyir.abs(self._standard(value))
+        return -T.log(2.0 * self.scale) - T.abs(self._standard(value))
 
     def entropy(self):
-        return 1.0 + pyir.log(2.0 * self.scale) + pyir.zeros_like(self.loc)
+        return 1.0 + T.log(2.0 * self.scale) + T.zeros_like(self.loc)
 
     def cdf(self, value):
         z = self._standard(value)
-        return 0.5 - 0.5 * pyir.sign(z) * pyir.expm1(-pyir.abs(z))
+        return 0.5 - 0.5 * T.sign(z) * T.expm1(-T.abs(z))
 
     def icdf(self, value):
         centred = like(value, self.loc) - 0.5
-        return self.loc - self.scale * pyir.sign(centred) * pyir.log1p(-2.0 * pyir.abs(centred))
+        return self.loc - self.scale * T.sign(centred) * T.log1p(-2.0 * T.abs(centred))
 
 
 class Gumbel(_LocScale):
@@ -222,20 +221,20 @@ class Gumbel(_LocScale):
 
     @property
     def variance(self):
-        return (math.pi ** 2 / 6.0) * self.scale ** 2.0 + pyir.zeros_like(self.loc)
+        return (math.pi ** 2 / 6.0) * self.scale ** 2.0 + T.zeros_like(self.loc)
 
     def rsample(self, shape: Sequence[int] = ()):
         """loc - scale * log(-log(u))."""
         tiny = float(np.finfo(self.dtype).tiny)
         u = self._uniform(sample_shape(shape, "Gumbel.rsample"), low=tiny, high=1.0)
-        return self.loc - self.scale * pyir.log(-pyir.log(u))
+        return self.loc - self.scale * T.log(-T.log(u))
 
     def log_prob(self, value):
         z = self._standard(value)
-        return -(z + pyir.exp(-z)) - pyir.log(self.scale)
+        return -(z + T.exp(-z)) - T.log(self.scale)
 
     def cdf(self, value):
-        return pyir.exp(-pyir.exp(-self._standard(value)))
+        return T.exp(-T.exp(-self._standard(value)))
 
     def entropy(self):
-        return pyir.log(self.scale) + 1.0 + EULER_GAMMA + pyir.zeros_like(self.loc)
+        return T.log(self.scale) + 1.0 + EULER_GAMMA + T.zeros_like(self.loc)

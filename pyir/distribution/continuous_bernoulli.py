@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import pyir
+from .. import tensor as T
 from ._base import Distribution, as_tensor, like, sample_shape, stop
 
 
@@ -22,7 +22,7 @@ class ContinuousBernoulli(Distribution):
         probs = as_tensor(probs, "ContinuousBernoulli probs")
         self.dtype = probs.dtype
         eps = float(np.finfo(np.dtype(self.dtype)).eps)
-        self.probs = pyir.clip(probs, min=eps, max=1.0 - eps)
+        self.probs = T.clip(probs, min=eps, max=1.0 - eps)
         self.lims = tuple(lims)
         super().__init__(self.probs.shape)
 
@@ -31,17 +31,17 @@ class ContinuousBernoulli(Distribution):
 
     def _cut_probs(self):
         """probs outside lims, lims[0] inside (keeps the unused branch finite)."""
-        return pyir.where(self._outside(), self.probs, pyir.full_like(self.probs, self.lims[0]))
+        return T.where(self._outside(), self.probs, T.full_like(self.probs, self.lims[0]))
 
     def _tanh_inverse(self, p):
-        return pyir.atanh(1.0 - 2.0 * p)
+        return T.atanh(1.0 - 2.0 * p)
 
     def _log_constant(self):
         p = self._cut_probs()
-        exact = pyir.log(pyir.abs(2.0 * self._tanh_inverse(p))) - pyir.log(pyir.abs(1.0 - 2.0 * p))
+        exact = T.log(T.abs(2.0 * self._tanh_inverse(p))) - T.log(T.abs(1.0 - 2.0 * p))
         x = (self.probs - 0.5) ** 2.0
         taylor = np.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
-        return pyir.where(self._outside(), exact, taylor)
+        return T.where(self._outside(), exact, taylor)
 
     @property
     def mean(self):
@@ -49,7 +49,7 @@ class ContinuousBernoulli(Distribution):
         exact = p / (2.0 * p - 1.0) + 1.0 / (2.0 * self._tanh_inverse(p))
         x = self.probs - 0.5
         taylor = 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * x ** 2.0) * x
-        return pyir.where(self._outside(), exact, taylor)
+        return T.where(self._outside(), exact, taylor)
 
     @property
     def variance(self):
@@ -58,7 +58,7 @@ class ContinuousBernoulli(Distribution):
                  + 1.0 / (2.0 * self._tanh_inverse(p)) ** 2.0)
         x = (self.probs - 0.5) ** 2.0
         taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
-        return pyir.where(self._outside(), exact, taylor)
+        return T.where(self._outside(), exact, taylor)
 
     def sample(self, shape: Sequence[int] = ()):
         return stop(self.rsample(shape))
@@ -66,34 +66,34 @@ class ContinuousBernoulli(Distribution):
     def rsample(self, shape: Sequence[int] = ()):
         """icdf(u) for uniform u (gradients reach probs)."""
         shape = self._extend_shape(sample_shape(shape, "ContinuousBernoulli.rsample"))
-        return self.icdf(pyir.uniform(shape, dtype=self.dtype, min=0.0, max=1.0))
+        return self.icdf(T.uniform(shape, dtype=self.dtype, min=0.0, max=1.0))
 
     def log_prob(self, value):
         value = like(value, self.probs)
-        return (value * pyir.log(self.probs) + (1.0 - value) * pyir.log1p(-self.probs)
+        return (value * T.log(self.probs) + (1.0 - value) * T.log1p(-self.probs)
                 + self._log_constant())
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
-        log_p0 = pyir.log1p(-self.probs)
-        log_p1 = pyir.log(self.probs)
+        log_p0 = T.log1p(-self.probs)
+        log_p1 = T.log(self.probs)
         return -self._log_constant() - self.mean * (log_p1 - log_p0) - log_p0
 
     def cdf(self, value):
         value = like(value, self.probs)
         p = self._cut_probs()
-        exact = ((pyir.pow(p, value) * pyir.pow(1.0 - p, 1.0 - value) + p - 1.0)
+        exact = ((T.pow(p, value) * T.pow(1.0 - p, 1.0 - value) + p - 1.0)
                  / (2.0 * p - 1.0))
-        inner = pyir.where(self._outside(), exact, value + pyir.zeros_like(p))
-        zeros = pyir.zeros_like(inner)
-        return pyir.where(value <= 0.0, zeros,
-                          pyir.where(value >= 1.0, zeros + 1.0, inner))
+        inner = T.where(self._outside(), exact, value + T.zeros_like(p))
+        zeros = T.zeros_like(inner)
+        return T.where(value <= 0.0, zeros,
+                          T.where(value >= 1.0, zeros + 1.0, inner))
 
     def icdf(self, value):
         value = like(value, self.probs)
         p = self._cut_probs()
-        exact = ((pyir.log1p(-p + value * (2.0 * p - 1.0)) - pyir.log1p(-p))
-                 / (pyir.log(p) - pyir.log1p(-p)))
-        return pyir.where(self._outside(), exact, value + pyir.zeros_like(p))
+        exact = ((T.log1p(-p + value * (2.0 * p - 1.0)) - T.log1p(-p))
+                 / (T.log(p) - T.log1p(-p)))
+        return T.where(self._outside(), exact, value + T.zeros_like(p))

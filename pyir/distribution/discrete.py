@@ -6,15 +6,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import pyir
+from .. import tensor as T
 from ..nn import functional as F
-from ._base import (Distribution, ExponentialFamily, as_tensor, broadcast_all, like,
-                    sample_shape, stop, xlogy)
+from ._base import (
+    Distribution,
+    ExponentialFamily,
+    as_tensor,
+    broadcast_all,
+    in_dynamic_mode,
+    like,
+    sample_shape,
+    stop,
+    xlogy,
+)
 
 
 def _clip_probs(probs):
     eps = float(np.finfo(probs.dtype).eps)
-    return pyir.clip(probs, min=eps, max=1.0 - eps)
+    return T.clip(probs, min=eps, max=1.0 - eps)
 
 
 class Bernoulli(ExponentialFamily):
@@ -27,7 +36,7 @@ class Bernoulli(ExponentialFamily):
     def __init__(self, probs, name: str | None = None):
         self.name = name if name is not None else "Bernoulli"
         self.probs = as_tensor(probs, "Bernoulli probs")
-        self.logits = pyir.log(_clip_probs(self.probs)) - pyir.log1p(-_clip_probs(self.probs))
+        self.logits = T.log(_clip_probs(self.probs)) - T.log1p(-_clip_probs(self.probs))
         self.dtype = self.probs.dtype
         super().__init__(self.probs.shape)
 
@@ -42,31 +51,31 @@ class Bernoulli(ExponentialFamily):
     def sample(self, shape: Sequence[int] = ()):
         """0/1 samples (probs' dtype) of shape `shape + batch_shape`."""
         shape = self._extend_shape(sample_shape(shape, "Bernoulli.sample"))
-        return stop(pyir.bernoulli(pyir.expand(stop(self.probs * 1.0), shape)))
+        return stop(T.bernoulli(T.expand(stop(self.probs * 1.0), shape)))
 
     def rsample(self, shape: Sequence[int] = (), temperature: float = 1.0):
         """Relaxed samples sigmoid((logits + logistic noise) / temperature)."""
         shape = self._extend_shape(sample_shape(shape, "Bernoulli.rsample"))
         eps = float(np.finfo(self.dtype).eps)
-        u = pyir.uniform(shape, dtype=self.dtype, min=eps, max=1.0 - eps)
-        noise = pyir.log(u) - pyir.log1p(-u)
+        u = T.uniform(shape, dtype=self.dtype, min=eps, max=1.0 - eps)
+        noise = T.log(u) - T.log1p(-u)
         return F.sigmoid((self.logits + noise) / temperature)
 
     def cdf(self, value):
         value = like(value, self.probs)
-        zeros = pyir.zeros_like(value + self.probs)
-        ones = pyir.ones_like(zeros)
-        return pyir.where(value < 0.0, zeros,
-                          pyir.where(value < 1.0, zeros + 1.0 - self.probs, ones))
+        zeros = T.zeros_like(value + self.probs)
+        ones = T.ones_like(zeros)
+        return T.where(value < 0.0, zeros,
+                          T.where(value < 1.0, zeros + 1.0 - self.probs, ones))
 
     def log_prob(self, value):
         value = like(value, self.probs)
-        return -F.binary_cross_entropy_with_logits(self.logits + pyir.zeros_like(value),
-                                                   value + pyir.zeros_like(self.logits),
+        return -F.binary_cross_entropy_with_logits(self.logits + T.zeros_like(value),
+                                                   value + T.zeros_like(self.logits),
                                                    reduction="none")
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
         p = self.probs
@@ -77,7 +86,7 @@ class Bernoulli(ExponentialFamily):
         return (self.logits,)
 
     def _log_normalizer(self, x):
-        return pyir.log1p(pyir.exp(x))
+        return T.log1p(T.exp(x))
 
     @property
     def _mean_carrier_measure(self):
@@ -94,9 +103,9 @@ class Binomial(Distribution):
     def __init__(self, total_count, probs):
         self.probs = as_tensor(probs, "Binomial probs")
         self.dtype = self.probs.dtype
-        count = total_count if pyir.is_tensor(total_count) else pyir.assign(
+        count = total_count if T.is_tensor(total_count) else T.assign(
             np.asarray(total_count, dtype=self.dtype))
-        self.total_count, self.probs = broadcast_all(pyir.cast(count, self.dtype), self.probs)
+        self.total_count, self.probs = broadcast_all(T.cast(count, self.dtype), self.probs)
         super().__init__(self.probs.shape)
 
     @property
@@ -110,28 +119,28 @@ class Binomial(Distribution):
     def sample(self, shape: Sequence[int] = ()):
         """Counts (probs' dtype) of shape `shape + batch_shape`."""
         shape = self._extend_shape(sample_shape(shape, "Binomial.sample"))
-        counts = pyir.cast(pyir.expand(stop(self.total_count * 1.0), shape), "int32")
-        draws = pyir.binomial(counts, pyir.expand(stop(self.probs * 1.0), shape))
-        return stop(pyir.cast(draws, self.dtype))
+        counts = T.cast(T.expand(stop(self.total_count * 1.0), shape), "int32")
+        draws = T.binomial(counts, T.expand(stop(self.probs * 1.0), shape))
+        return stop(T.cast(draws, self.dtype))
 
     def log_prob(self, value):
         value = like(value, self.probs)
         n, p = self.total_count, self.probs
-        return (pyir.lgamma(n + 1.0) - pyir.lgamma(value + 1.0) - pyir.lgamma(n - value + 1.0)
+        return (T.lgamma(n + 1.0) - T.lgamma(value + 1.0) - T.lgamma(n - value + 1.0)
                 + xlogy(value, p) + xlogy(n - value, 1.0 - p))
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
         """-sum_k pmf(k) log pmf(k) over k = 0 .. max(total_count) (eager: needs the count)."""
         top = int(np.max(np.asarray(self.total_count)))
-        support = pyir.reshape(pyir.arange(0, top + 1, dtype=self.dtype),
+        support = T.reshape(T.arange(0, top + 1, dtype=self.dtype),
                                [top + 1] + [1] * len(self.batch_shape))
         log_pmf = self.log_prob(support)
-        inside = pyir.cast(support <= self.total_count, self.dtype)
-        pmf = pyir.exp(log_pmf) * inside
-        return -pyir.sum(pmf * pyir.where(inside > 0.0, log_pmf, pyir.zeros_like(log_pmf)),
+        inside = T.cast(support <= self.total_count, self.dtype)
+        pmf = T.exp(log_pmf) * inside
+        return -T.sum(pmf * T.where(inside > 0.0, log_pmf, T.zeros_like(log_pmf)),
                          axis=0)
 
 
@@ -143,12 +152,12 @@ class Geometric(Distribution):
     """
 
     def __init__(self, probs):
-        if not (pyir.is_tensor(probs) or isinstance(probs, (int, float))) or isinstance(
+        if not (T.is_tensor(probs) or isinstance(probs, (int, float))) or isinstance(
                 probs, bool):
             raise TypeError("Expected type of probs is Number.Real|Tensor, "
                             f"but got {type(probs).__name__}")
-        self.probs = probs if pyir.is_tensor(probs) else pyir.full([], float(probs), "float32")
-        if pyir.in_dynamic_mode():
+        self.probs = probs if T.is_tensor(probs) else T.full([], float(probs), "float32")
+        if in_dynamic_mode():
             p = np.asarray(self.probs)
             if not bool(np.all((p > 0) & (p <= 1))):
                 raise ValueError("Expected parameter probs of distribution Geometric to "
@@ -166,13 +175,13 @@ class Geometric(Distribution):
 
     @property
     def stddev(self):
-        return pyir.sqrt(self.variance)
+        return T.sqrt(self.variance)
 
     def pmf(self, k):
-        return pyir.pow(1.0 - self.probs, like(k, self.probs)) * self.probs
+        return T.pow(1.0 - self.probs, like(k, self.probs)) * self.probs
 
     def log_pmf(self, k):
-        return pyir.log(self.pmf(k))
+        return T.log(self.pmf(k))
 
     def log_prob(self, value):
         return self.log_pmf(value)
@@ -187,15 +196,15 @@ class Geometric(Distribution):
         """floor(log(u) / log(1 - p))."""
         shape = self._extend_shape(sample_shape(shape, "Geometric.rsample"))
         tiny = float(np.finfo(self.dtype).tiny)
-        u = pyir.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
-        return pyir.floor(pyir.log(u) / pyir.log1p(-self.probs))
+        u = T.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
+        return T.floor(T.log(u) / T.log1p(-self.probs))
 
     def entropy(self):
         p = self.probs
-        return -(xlogy(1.0 - p, 1.0 - p) + p * pyir.log(p)) / p
+        return -(xlogy(1.0 - p, 1.0 - p) + p * T.log(p)) / p
 
     def cdf(self, k):
-        return 1.0 - pyir.pow(1.0 - self.probs, like(k, self.probs) + 1.0)
+        return 1.0 - T.pow(1.0 - self.probs, like(k, self.probs) + 1.0)
 
 
 class Poisson(Distribution):
@@ -220,23 +229,23 @@ class Poisson(Distribution):
 
     def sample(self, shape: Sequence[int] = ()):
         shape = self._extend_shape(sample_shape(shape, "Poisson.sample"))
-        return stop(pyir.poisson(pyir.expand(stop(self.rate * 1.0), shape)))
+        return stop(T.poisson(T.expand(stop(self.rate * 1.0), shape)))
 
     def log_prob(self, value):
         value = like(value, self.rate)
-        return xlogy(value, self.rate) - self.rate - pyir.lgamma(value + 1.0)
+        return xlogy(value, self.rate) - self.rate - T.lgamma(value + 1.0)
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
         """-sum_k pmf(k) log pmf(k) over a support that holds all but a negligible tail."""
         top = float(np.max(np.asarray(self.rate)))
         count = int(top + 30.0 * np.sqrt(top) + 30.0)
-        support = pyir.reshape(pyir.arange(0, count, dtype=self.dtype),
+        support = T.reshape(T.arange(0, count, dtype=self.dtype),
                                [count] + [1] * len(self.batch_shape))
         log_pmf = self.log_prob(support)
-        return -pyir.sum(pyir.exp(log_pmf) * log_pmf, axis=0)
+        return -T.sum(T.exp(log_pmf) * log_pmf, axis=0)
 
 
 class Categorical(Distribution):
@@ -253,45 +262,45 @@ class Categorical(Distribution):
         self.name = name if name is not None else "Categorical"
         self.logits = as_tensor(logits, "Categorical logits")
         self.dtype = self.logits.dtype
-        self._prob = self.logits / pyir.sum(self.logits, axis=-1, keepdim=True)
+        self._prob = self.logits / T.sum(self.logits, axis=-1, keepdim=True)
         super().__init__(self.logits.shape[:-1])
 
     def _log_softmax(self):
-        shifted = self.logits - pyir.max(self.logits, axis=-1, keepdim=True)
-        return shifted - pyir.log(pyir.sum(pyir.exp(shifted), axis=-1, keepdim=True))
+        shifted = self.logits - T.max(self.logits, axis=-1, keepdim=True)
+        return shifted - T.log(T.sum(T.exp(shifted), axis=-1, keepdim=True))
 
     def sample(self, shape: Sequence[int] = ()):
         """Category indices (int64) of shape `shape + batch_shape`."""
         shape = sample_shape(shape, "Categorical.sample")
         draws = int(np.prod(shape)) if shape else 1
         k = self.logits.shape[-1]
-        rows = pyir.reshape(pyir.exp(self._log_softmax()), [-1, k])
-        picked = pyir.multinomial(stop(rows), draws, True)          # [rows, draws]
-        picked = pyir.transpose(picked, [1, 0])
-        return pyir.reshape(picked, shape + list(self.batch_shape))
+        rows = T.reshape(T.exp(self._log_softmax()), [-1, k])
+        picked = T.multinomial(stop(rows), draws, True)          # [rows, draws]
+        picked = T.transpose(picked, [1, 0])
+        return T.reshape(picked, shape + list(self.batch_shape))
 
     def entropy(self):
         log_p = self._log_softmax()
-        return -pyir.sum(pyir.exp(log_p) * log_p, axis=-1)
+        return -T.sum(T.exp(log_p) * log_p, axis=-1)
 
     def probs(self, value):
         """Probability (logits normalized by their sum) of the categories in value."""
-        value = pyir.cast(value, "int64") if pyir.is_tensor(value) else pyir.assign(
+        value = T.cast(value, "int64") if T.is_tensor(value) else T.assign(
             np.asarray(value, dtype="int64"))
         if len(self.logits.shape) == 1:
-            return pyir.reshape(pyir.gather(self._prob, pyir.reshape(value, [-1])),
+            return T.reshape(T.gather(self._prob, T.reshape(value, [-1])),
                                 list(value.shape))
         k = self.logits.shape[-1]
-        target = list(pyir.broadcast_shape(list(value.shape), list(self.batch_shape)))
-        table = pyir.expand(self._prob, target + [k])
-        index = pyir.unsqueeze(pyir.expand(value, target), -1)
-        return pyir.squeeze(pyir.take_along_axis(table, index, -1), -1)
+        target = list(T.broadcast_shape(list(value.shape), list(self.batch_shape)))
+        table = T.expand(self._prob, target + [k])
+        index = T.unsqueeze(T.expand(value, target), -1)
+        return T.squeeze(T.take_along_axis(table, index, -1), -1)
 
     def prob(self, value):
         return self.probs(value)
 
     def log_prob(self, value):
-        return pyir.log(self.probs(value))
+        return T.log(self.probs(value))
 
 
 class Multinomial(Distribution):
@@ -304,12 +313,12 @@ class Multinomial(Distribution):
     def __init__(self, total_count: int, probs):
         if not isinstance(total_count, int) or isinstance(total_count, bool) or total_count < 1:
             raise ValueError("input parameter total_count must be int type and grater than zero.")
-        if not pyir.is_tensor(probs) or len(probs.shape) < 1:
+        if not T.is_tensor(probs) or len(probs.shape) < 1:
             raise ValueError("probs parameter should not be none and over one dimension")
         self.total_count = total_count
-        self.probs = probs / pyir.sum(probs, axis=-1, keepdim=True)
+        self.probs = probs / T.sum(probs, axis=-1, keepdim=True)
         self.dtype = probs.dtype
-        self._categorical = Categorical(pyir.log(self.probs))
+        self._categorical = Categorical(T.log(self.probs))
         super().__init__(probs.shape[:-1], probs.shape[-1:])
 
     @property
@@ -323,27 +332,27 @@ class Multinomial(Distribution):
     def log_prob(self, value):
         value = like(value, self.probs)
         n = float(self.total_count)
-        return (pyir.lgamma(pyir.full([], n + 1.0, self.dtype))
-                - pyir.sum(pyir.lgamma(value + 1.0), axis=-1)
-                + pyir.sum(xlogy(value, self.probs), axis=-1))
+        return (T.lgamma(T.full([], n + 1.0, self.dtype))
+                - T.sum(T.lgamma(value + 1.0), axis=-1)
+                + T.sum(xlogy(value, self.probs), axis=-1))
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def sample(self, shape: Sequence[int] = ()):
         """Counts (probs' dtype) of shape `shape + batch_shape + [K]`."""
         shape = sample_shape(shape, "Multinomial.sample")
         picks = self._categorical.sample([self.total_count] + shape)
         k = self.probs.shape[-1]
-        return stop(pyir.sum(pyir.cast(F.one_hot(picks, k), self.dtype), axis=0))
+        return stop(T.sum(T.cast(F.one_hot(picks, k), self.dtype), axis=0))
 
     def entropy(self):
         """Entropy from the binomial marginals of every category."""
         n = self.total_count
-        support = pyir.reshape(pyir.arange(0, n + 1, dtype=self.dtype),
+        support = T.reshape(T.arange(0, n + 1, dtype=self.dtype),
                                [n + 1] + [1] * len(self.probs.shape))
         marginal = Binomial(n, self.probs)
-        weights = pyir.exp(marginal.log_prob(support)) * pyir.lgamma(support + 1.0)
-        n_log_n = pyir.lgamma(pyir.full([], n + 1.0, self.dtype))
-        return (-n_log_n - float(n) * pyir.sum(xlogy(self.probs, self.probs), axis=-1)
-                + pyir.sum(pyir.sum(weights, axis=0), axis=-1))
+        weights = T.exp(marginal.log_prob(support)) * T.lgamma(support + 1.0)
+        n_log_n = T.lgamma(T.full([], n + 1.0, self.dtype))
+        return (-n_log_n - float(n) * T.sum(xlogy(self.probs, self.probs), axis=-1)
+                + T.sum(T.sum(weights, axis=0), axis=-1))

@@ -8,9 +8,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import pyir
-from ._base import (Distribution, ExponentialFamily, as_tensor, broadcast_all, lbeta, like,
-                    positive_or_refuse, sample_shape, stop)
+from .. import tensor as T
+from ._base import (
+    Distribution,
+    ExponentialFamily,
+    as_tensor,
+    broadcast_all,
+    in_dynamic_mode,
+    lbeta,
+    like,
+    positive_or_refuse,
+    sample_shape,
+    stop,
+)
 
 
 class Exponential(ExponentialFamily):
@@ -39,30 +49,30 @@ class Exponential(ExponentialFamily):
     def rsample(self, shape: Sequence[int] = ()):
         """-log(1 - u) / rate."""
         shape = self._extend_shape(sample_shape(shape, "Exponential.rsample"))
-        u = pyir.uniform(shape, dtype=self.dtype, min=0.0, max=1.0)
-        return -pyir.log1p(-u) / self.rate
+        u = T.uniform(shape, dtype=self.dtype, min=0.0, max=1.0)
+        return -T.log1p(-u) / self.rate
 
     def log_prob(self, value):
-        return pyir.log(self.rate) - self.rate * like(value, self.rate)
+        return T.log(self.rate) - self.rate * like(value, self.rate)
 
     def prob(self, value):
-        return self.rate * pyir.exp(-self.rate * like(value, self.rate))
+        return self.rate * T.exp(-self.rate * like(value, self.rate))
 
     def entropy(self):
-        return 1.0 - pyir.log(self.rate)
+        return 1.0 - T.log(self.rate)
 
     def cdf(self, value):
-        return 1.0 - pyir.exp(-self.rate * like(value, self.rate))
+        return 1.0 - T.exp(-self.rate * like(value, self.rate))
 
     def icdf(self, value):
-        return -pyir.log1p(-like(value, self.rate)) / self.rate
+        return -T.log1p(-like(value, self.rate)) / self.rate
 
     @property
     def _natural_parameters(self):
         return (-self.rate,)
 
     def _log_normalizer(self, x):
-        return -pyir.log(-x)
+        return -T.log(-x)
 
     @property
     def _mean_carrier_measure(self):
@@ -93,14 +103,14 @@ class Gamma(ExponentialFamily):
     def log_prob(self, value):
         value = like(value, self.rate)
         a, r = self.concentration, self.rate
-        return a * pyir.log(r) + (a - 1.0) * pyir.log(value) - r * value - pyir.lgamma(a)
+        return a * T.log(r) + (a - 1.0) * T.log(value) - r * value - T.lgamma(a)
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
         a = self.concentration
-        return a - pyir.log(self.rate) + pyir.lgamma(a) + (1.0 - a) * pyir.digamma(a)
+        return a - T.log(self.rate) + T.lgamma(a) + (1.0 - a) * T.digamma(a)
 
     def sample(self, shape: Sequence[int] = ()):
         return stop(self.rsample(shape))
@@ -108,15 +118,15 @@ class Gamma(ExponentialFamily):
     def rsample(self, shape: Sequence[int] = ()):
         """standard_gamma(concentration) / rate (the gradient reaches rate)."""
         shape = self._extend_shape(sample_shape(shape, "Gamma.rsample"))
-        draws = pyir.standard_gamma(pyir.expand(stop(self.concentration * 1.0), shape))
-        return draws / pyir.expand(self.rate, shape)
+        draws = T.standard_gamma(T.expand(stop(self.concentration * 1.0), shape))
+        return draws / T.expand(self.rate, shape)
 
     @property
     def _natural_parameters(self):
         return (self.concentration - 1.0, -self.rate)
 
     def _log_normalizer(self, x, y):
-        return pyir.lgamma(x + 1.0) + (x + 1.0) * pyir.log(-1.0 / y)
+        return T.lgamma(x + 1.0) + (x + 1.0) * T.log(-1.0 / y)
 
     @property
     def _mean_carrier_measure(self):
@@ -133,7 +143,7 @@ class Chi2(Gamma):
     def __init__(self, df):
         self.df = as_tensor(df, "Chi2 df")
         positive_or_refuse(self.df, "The arg of `df` must be positive.")
-        super().__init__(self.df * 0.5, pyir.full_like(self.df, 0.5))
+        super().__init__(self.df * 0.5, T.full_like(self.df, 0.5))
 
 
 class Dirichlet(ExponentialFamily):
@@ -144,7 +154,7 @@ class Dirichlet(ExponentialFamily):
     """
 
     def __init__(self, concentration):
-        if not pyir.is_tensor(concentration):
+        if not T.is_tensor(concentration):
             raise TypeError("Dirichlet: concentration must be a Tensor")
         if len(concentration.shape) < 1 or 0 in list(concentration.shape):
             raise ValueError("`concentration` parameter must be at least one dimensional")
@@ -153,7 +163,7 @@ class Dirichlet(ExponentialFamily):
         super().__init__(concentration.shape[:-1], concentration.shape[-1:])
 
     def _total(self):
-        return pyir.sum(self.concentration, axis=-1, keepdim=True)
+        return T.sum(self.concentration, axis=-1, keepdim=True)
 
     @property
     def mean(self):
@@ -166,32 +176,32 @@ class Dirichlet(ExponentialFamily):
 
     def sample(self, shape: Sequence[int] = ()):
         shape = self._extend_shape(sample_shape(shape, "Dirichlet.sample"))
-        draws = pyir.standard_gamma(pyir.expand(stop(self.concentration * 1.0), shape))
-        return draws / pyir.sum(draws, axis=-1, keepdim=True)
+        draws = T.standard_gamma(T.expand(stop(self.concentration * 1.0), shape))
+        return draws / T.sum(draws, axis=-1, keepdim=True)
 
     def log_prob(self, value):
         value = like(value, self.concentration)
         a = self.concentration
-        return (pyir.sum((a - 1.0) * pyir.log(value), axis=-1)
-                + pyir.lgamma(pyir.sum(a, axis=-1)) - pyir.sum(pyir.lgamma(a), axis=-1))
+        return (T.sum((a - 1.0) * T.log(value), axis=-1)
+                + T.lgamma(T.sum(a, axis=-1)) - T.sum(T.lgamma(a), axis=-1))
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
         a = self.concentration
-        total = pyir.sum(a, axis=-1)
+        total = T.sum(a, axis=-1)
         k = float(a.shape[-1])
-        return (pyir.sum(pyir.lgamma(a), axis=-1) - pyir.lgamma(total)
-                + (total - k) * pyir.digamma(total)
-                - pyir.sum((a - 1.0) * pyir.digamma(a), axis=-1))
+        return (T.sum(T.lgamma(a), axis=-1) - T.lgamma(total)
+                + (total - k) * T.digamma(total)
+                - T.sum((a - 1.0) * T.digamma(a), axis=-1))
 
     @property
     def _natural_parameters(self):
         return (self.concentration,)
 
     def _log_normalizer(self, x):
-        return pyir.sum(pyir.lgamma(x), axis=-1) - pyir.lgamma(pyir.sum(x, axis=-1))
+        return T.sum(T.lgamma(x), axis=-1) - T.lgamma(T.sum(x, axis=-1))
 
     @property
     def _mean_carrier_measure(self):
@@ -208,7 +218,7 @@ class Beta(ExponentialFamily):
     def __init__(self, alpha, beta):
         self.alpha, self.beta = broadcast_all(alpha, beta, what="Beta alpha/beta")
         self.dtype = self.alpha.dtype
-        self._dirichlet = Dirichlet(pyir.stack([self.alpha, self.beta], axis=-1))
+        self._dirichlet = Dirichlet(T.stack([self.alpha, self.beta], axis=-1))
         super().__init__(self._dirichlet.batch_shape)
 
     @property
@@ -221,16 +231,16 @@ class Beta(ExponentialFamily):
         return self.alpha * self.beta / (total ** 2.0 * (total + 1.0))
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def log_prob(self, value):
         value = like(value, self.alpha)
-        return ((self.alpha - 1.0) * pyir.log(value) + (self.beta - 1.0) * pyir.log1p(-value)
+        return ((self.alpha - 1.0) * T.log(value) + (self.beta - 1.0) * T.log1p(-value)
                 - lbeta(self.alpha, self.beta))
 
     def sample(self, shape: Sequence[int] = ()):
         draws = self._dirichlet.sample(sample_shape(shape, "Beta.sample"))
-        return pyir.squeeze(pyir.slice(draws, [len(draws.shape) - 1], [0], [1]), axis=-1)
+        return T.squeeze(T.slice(draws, [len(draws.shape) - 1], [0], [1]), axis=-1)
 
     def entropy(self):
         return self._dirichlet.entropy()
@@ -257,7 +267,7 @@ class StudentT(Distribution):
     def __init__(self, df, loc, scale, name: str | None = None):
         self.name = name if name is not None else "StudentT"
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale, what="StudentT parameters")
-        if pyir.in_dynamic_mode():
+        if in_dynamic_mode():
             if not bool(np.all(np.asarray(self.df) >= 0)):
                 raise ValueError("Every element of input parameter `df` should be nonnegative.")
             if not bool(np.all(np.asarray(self.scale) >= 0)):
@@ -269,36 +279,36 @@ class StudentT(Distribution):
 
     @property
     def mean(self):
-        nan = pyir.full_like(self.loc, float("nan"))
-        return pyir.where(self.df > 1.0, self.loc, nan)
+        nan = T.full_like(self.loc, float("nan"))
+        return T.where(self.df > 1.0, self.loc, nan)
 
     @property
     def variance(self):
         df = self.df
-        finite = self.scale ** 2.0 * df / pyir.where(df > 2.0, df - 2.0, pyir.ones_like(df))
-        infinite = pyir.full_like(df, float("inf"))
-        nan = pyir.full_like(df, float("nan"))
-        return pyir.where(df > 2.0, finite, pyir.where(df > 1.0, infinite, nan))
+        finite = self.scale ** 2.0 * df / T.where(df > 2.0, df - 2.0, T.ones_like(df))
+        infinite = T.full_like(df, float("inf"))
+        nan = T.full_like(df, float("nan"))
+        return T.where(df > 2.0, finite, T.where(df > 1.0, infinite, nan))
 
     def sample(self, shape: Sequence[int] = ()):
         """loc + scale * z / sqrt(chi2 / df)."""
         shape = sample_shape(shape, "StudentT.sample")
-        z = pyir.standard_normal(self._extend_shape(shape), dtype=self.dtype)
+        z = T.standard_normal(self._extend_shape(shape), dtype=self.dtype)
         chi2 = self._chi2.sample(shape)
-        return stop(self.loc + self.scale * z * pyir.rsqrt(chi2 / self.df))
+        return stop(self.loc + self.scale * z * T.rsqrt(chi2 / self.df))
 
     def entropy(self):
         half_df = self.df * 0.5
         half_up = (self.df + 1.0) * 0.5
-        return (pyir.log(self.scale) + half_up * (pyir.digamma(half_up) - pyir.digamma(half_df))
-                + 0.5 * pyir.log(self.df) + lbeta(half_df, pyir.full_like(self.df, 0.5)))
+        return (T.log(self.scale) + half_up * (T.digamma(half_up) - T.digamma(half_df))
+                + 0.5 * T.log(self.df) + lbeta(half_df, T.full_like(self.df, 0.5)))
 
     def log_prob(self, value):
         z = (like(value, self.loc) - self.loc) / self.scale
         half_up = (self.df + 1.0) * 0.5
-        return (pyir.lgamma(half_up) - pyir.lgamma(self.df * 0.5)
-                - 0.5 * pyir.log(self.df * math.pi) - pyir.log(self.scale)
-                - half_up * pyir.log1p(z * z / self.df))
+        return (T.lgamma(half_up) - T.lgamma(self.df * 0.5)
+                - 0.5 * T.log(self.df * math.pi) - T.log(self.scale)
+                - half_up * T.log1p(z * z / self.df))
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import pyir
-from ._base import (Distribution, ExponentialFamily, lbeta, register_kl, sum_rightmost, xlogy)
+from .. import tensor as T
+from ..eager import grad as tape_grad
+from ._base import Distribution, ExponentialFamily, lbeta, register_kl, sum_rightmost, xlogy
 from .continuous import Cauchy, Laplace, Normal, Uniform
 from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, Poisson
 from .gamma_family import Beta, Dirichlet, Exponential, Gamma
-from .multivariate import Independent, LogNormal, MultivariateNormal, _diagonal, _solve_lower
+from .multivariate import Independent, LogNormal, MultivariateNormal, _solve_lower
 
 
 def _same_batch(p, q, family: str) -> None:
@@ -25,7 +26,7 @@ def _bernoulli_terms(p, q):
 def _kl_normal(p, q):
     ratio = (p.scale / q.scale) ** 2.0
     gap = ((p.loc - q.loc) / q.scale) ** 2.0
-    return 0.5 * (ratio + gap - 1.0 - pyir.log(ratio))
+    return 0.5 * (ratio + gap - 1.0 - T.log(ratio))
 
 
 @register_kl(LogNormal, LogNormal)
@@ -35,51 +36,51 @@ def _kl_lognormal(p, q):
 
 @register_kl(Uniform, Uniform)
 def _kl_uniform(p, q):
-    inside = pyir.cast((q.low <= p.low) & (p.high <= q.high), p.dtype)
-    return pyir.log(q.high - q.low) - pyir.log(p.high - p.low) - pyir.log(inside)
+    inside = T.cast((q.low <= p.low) & (p.high <= q.high), p.dtype)
+    return T.log(q.high - q.low) - T.log(p.high - p.low) - T.log(inside)
 
 
 @register_kl(Cauchy, Cauchy)
 def _kl_cauchy(p, q):
-    return (pyir.log((p.scale + q.scale) ** 2.0 + (p.loc - q.loc) ** 2.0)
-            - pyir.log(4.0 * p.scale * q.scale))
+    return (T.log((p.scale + q.scale) ** 2.0 + (p.loc - q.loc) ** 2.0)
+            - T.log(4.0 * p.scale * q.scale))
 
 
 @register_kl(Laplace, Laplace)
 def _kl_laplace(p, q):
-    gap = pyir.abs(p.loc - q.loc)
-    return (pyir.log(q.scale) - pyir.log(p.scale) + gap / q.scale
-            + p.scale / q.scale * pyir.exp(-gap / p.scale) - 1.0)
+    gap = T.abs(p.loc - q.loc)
+    return (T.log(q.scale) - T.log(p.scale) + gap / q.scale
+            + p.scale / q.scale * T.exp(-gap / p.scale) - 1.0)
 
 
 @register_kl(Exponential, Exponential)
 def _kl_exponential(p, q):
     ratio = q.rate / p.rate
-    return -pyir.log(ratio) + ratio - 1.0
+    return -T.log(ratio) + ratio - 1.0
 
 
 @register_kl(Gamma, Gamma)
 def _kl_gamma(p, q):
     a1, r1, a2, r2 = p.concentration, p.rate, q.concentration, q.rate
-    return ((a1 - a2) * pyir.digamma(a1) - pyir.lgamma(a1) + pyir.lgamma(a2)
-            + a2 * (pyir.log(r1) - pyir.log(r2)) + a1 * (r2 - r1) / r1)
+    return ((a1 - a2) * T.digamma(a1) - T.lgamma(a1) + T.lgamma(a2)
+            + a2 * (T.log(r1) - T.log(r2)) + a1 * (r2 - r1) / r1)
 
 
 @register_kl(Beta, Beta)
 def _kl_beta(p, q):
     a1, b1, a2, b2 = p.alpha, p.beta, q.alpha, q.beta
     total = a1 + b1
-    return (lbeta(a2, b2) - lbeta(a1, b1) + (a1 - a2) * pyir.digamma(a1)
-            + (b1 - b2) * pyir.digamma(b1) + (a2 - a1 + b2 - b1) * pyir.digamma(total))
+    return (lbeta(a2, b2) - lbeta(a1, b1) + (a1 - a2) * T.digamma(a1)
+            + (b1 - b2) * T.digamma(b1) + (a2 - a1 + b2 - b1) * T.digamma(total))
 
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet(p, q):
     a, b = p.concentration, q.concentration
-    a0 = pyir.sum(a, axis=-1, keepdim=True)
-    return (pyir.lgamma(pyir.sum(a, axis=-1)) - pyir.lgamma(pyir.sum(b, axis=-1))
-            - pyir.sum(pyir.lgamma(a), axis=-1) + pyir.sum(pyir.lgamma(b), axis=-1)
-            + pyir.sum((a - b) * (pyir.digamma(a) - pyir.digamma(a0)), axis=-1))
+    a0 = T.sum(a, axis=-1, keepdim=True)
+    return (T.lgamma(T.sum(a, axis=-1)) - T.lgamma(T.sum(b, axis=-1))
+            - T.sum(T.lgamma(a), axis=-1) + T.sum(T.lgamma(b), axis=-1)
+            + T.sum((a - b) * (T.digamma(a) - T.digamma(a0)), axis=-1))
 
 
 @register_kl(Bernoulli, Bernoulli)
@@ -107,14 +108,14 @@ def _kl_poisson(p, q):
 @register_kl(Categorical, Categorical)
 def _kl_categorical(p, q):
     log_p, log_q = p._log_softmax(), q._log_softmax()
-    return pyir.sum(pyir.exp(log_p) * (log_p - log_q), axis=-1)
+    return T.sum(T.exp(log_p) * (log_p - log_q), axis=-1)
 
 
 @register_kl(ContinuousBernoulli, ContinuousBernoulli)
 def _kl_continuous_bernoulli(p, q):
     _same_batch(p, q, "Continuous Bernoulli")
     mean = p.mean
-    cross = (mean * pyir.log(q.probs) + (1.0 - mean) * pyir.log1p(-q.probs)
+    cross = (mean * T.log(q.probs) + (1.0 - mean) * T.log1p(-q.probs)
              + q._log_constant())
     return -p.entropy() - cross
 
@@ -124,14 +125,14 @@ def _kl_multivariate_normal(p, q):
     if tuple(p.event_shape) != tuple(q.event_shape):
         raise ValueError("KL divergence of two Multivariate Normal distributions should share "
                          "the same `batch_shape` and `event_shape`.")
-    shape = list(pyir.broadcast_shape(list(p.scale_tril.shape), list(q.scale_tril.shape)))
-    lower_q = pyir.expand(q.scale_tril, shape)
-    ratio = _solve_lower(lower_q, pyir.expand(p.scale_tril, shape))
-    gap = _solve_lower(lower_q, pyir.unsqueeze(pyir.expand(q.loc - p.loc, shape[:-1]), -1))
+    shape = list(T.broadcast_shape(list(p.scale_tril.shape), list(q.scale_tril.shape)))
+    lower_q = T.expand(q.scale_tril, shape)
+    ratio = _solve_lower(lower_q, T.expand(p.scale_tril, shape))
+    gap = _solve_lower(lower_q, T.unsqueeze(T.expand(q.loc - p.loc, shape[:-1]), -1))
     k = float(p.event_shape[0])
     return (q._half_log_det() - p._half_log_det()
-            + 0.5 * (pyir.sum(ratio ** 2.0, axis=[-2, -1])
-                     + pyir.sum(pyir.squeeze(gap, -1) ** 2.0, axis=-1) - k))
+            + 0.5 * (T.sum(ratio ** 2.0, axis=[-2, -1])
+                     + T.sum(T.squeeze(gap, -1) ** 2.0, axis=-1) - k))
 
 
 @register_kl(Independent, Independent)
@@ -154,7 +155,7 @@ def _kl_exponential_family(p, q):
     for n in p_nat:
         n.stop_gradient = False
     p_norm = p._log_normalizer(*p_nat)
-    grads = pyir.grad([pyir.sum(p_norm)], p_nat, create_graph=True)
+    grads = tape_grad([T.sum(p_norm)], p_nat, create_graph=True)
     result = q._log_normalizer(*q_nat) - p_norm
     for pn, qn, g in zip(p_nat, q_nat, grads):
         result = result - sum_rightmost((qn - pn) * g, len(q.event_shape))

@@ -8,21 +8,30 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import pyir
-from ._base import (LOG_2PI, Distribution, as_tensor, like, positive_or_refuse, sample_shape,
-                    stop, sum_rightmost)
+from .. import linalg
+from .. import tensor as T
+from ._base import (
+    LOG_2PI,
+    Distribution,
+    as_tensor,
+    like,
+    positive_or_refuse,
+    sample_shape,
+    stop,
+    sum_rightmost,
+)
 from .continuous import Normal
 from .gamma_family import Beta
 from .transform import ExpTransform, TransformedDistribution
 
 
 def _diagonal(matrix):
-    return pyir.diagonal(matrix, axis1=-2, axis2=-1)
+    return T.diagonal(matrix, axis1=-2, axis2=-1)
 
 
 def _solve_lower(lower, rhs):
     """lower^-1 @ rhs for a lower-triangular matrix."""
-    return pyir.linalg.triangular_solve(lower, rhs, upper=False)
+    return linalg.triangular_solve(lower, rhs, upper=False)
 
 
 class MultivariateNormal(Distribution):
@@ -41,33 +50,33 @@ class MultivariateNormal(Distribution):
         for label, matrix in (("scale_tril matrix", scale_tril),
                               ("covariance_matrix", covariance_matrix),
                               ("precision_matrix", precision_matrix)):
-            if matrix is not None and (not pyir.is_tensor(matrix) or len(matrix.shape) < 2):
+            if matrix is not None and (not T.is_tensor(matrix) or len(matrix.shape) < 2):
                 raise ValueError(f"{label} must be at least two-dimensional, with optional "
                                  "leading batch dimensions")
         matrix = given[0]
         self.loc = like(loc, matrix)
         if len(self.loc.shape) < 1:
-            self.loc = pyir.expand(self.loc, [matrix.shape[-1]])
+            self.loc = T.expand(self.loc, [matrix.shape[-1]])
         if scale_tril is not None:
             self.scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self.scale_tril = pyir.linalg.cholesky(covariance_matrix)
+            self.scale_tril = linalg.cholesky(covariance_matrix)
         else:
-            self.scale_tril = pyir.linalg.cholesky(pyir.linalg.inv(precision_matrix))
+            self.scale_tril = linalg.cholesky(linalg.inv(precision_matrix))
         self.dtype = matrix.dtype
         n = matrix.shape[-1]
-        batch = list(pyir.broadcast_shape(list(matrix.shape[:-2]), list(self.loc.shape[:-1])))
-        self.loc = pyir.expand(self.loc, batch + [n])
-        self.scale_tril = pyir.expand(self.scale_tril, batch + [n, n])
+        batch = list(T.broadcast_shape(list(matrix.shape[:-2]), list(self.loc.shape[:-1])))
+        self.loc = T.expand(self.loc, batch + [n])
+        self.scale_tril = T.expand(self.scale_tril, batch + [n, n])
         super().__init__(batch, [n])
 
     @property
     def covariance_matrix(self):
-        return pyir.matmul(self.scale_tril, self.scale_tril, transpose_y=True)
+        return T.matmul(self.scale_tril, self.scale_tril, transpose_y=True)
 
     @property
     def precision_matrix(self):
-        return pyir.linalg.inv(self.covariance_matrix)
+        return linalg.inv(self.covariance_matrix)
 
     @property
     def mean(self):
@@ -75,7 +84,7 @@ class MultivariateNormal(Distribution):
 
     @property
     def variance(self):
-        return pyir.sum(self.scale_tril ** 2.0, axis=-1)
+        return T.sum(self.scale_tril ** 2.0, axis=-1)
 
     def sample(self, shape: Sequence[int] = ()):
         return stop(self.rsample(shape))
@@ -83,23 +92,23 @@ class MultivariateNormal(Distribution):
     def rsample(self, shape: Sequence[int] = ()):
         """loc + scale_tril @ eps (gradients reach loc and the scale)."""
         shape = self._extend_shape(sample_shape(shape, "MultivariateNormal.rsample"))
-        eps = pyir.unsqueeze(pyir.standard_normal(shape, dtype=self.dtype), -1)
-        return self.loc + pyir.squeeze(pyir.matmul(self.scale_tril, eps), -1)
+        eps = T.unsqueeze(T.standard_normal(shape, dtype=self.dtype), -1)
+        return self.loc + T.squeeze(T.matmul(self.scale_tril, eps), -1)
 
     def _half_log_det(self):
-        return pyir.sum(pyir.log(_diagonal(self.scale_tril)), axis=-1)
+        return T.sum(T.log(_diagonal(self.scale_tril)), axis=-1)
 
     def log_prob(self, value):
         diff = like(value, self.loc) - self.loc
         shape = list(diff.shape)
-        lower = pyir.expand(self.scale_tril, shape + shape[-1:])
-        solved = _solve_lower(lower, pyir.unsqueeze(diff, -1))
-        mahalanobis = pyir.sum(pyir.squeeze(solved, -1) ** 2.0, axis=-1)
+        lower = T.expand(self.scale_tril, shape + shape[-1:])
+        solved = _solve_lower(lower, T.unsqueeze(diff, -1))
+        mahalanobis = T.sum(T.squeeze(solved, -1) ** 2.0, axis=-1)
         k = float(self.event_shape[0])
         return -0.5 * (k * LOG_2PI + mahalanobis) - self._half_log_det()
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
         k = float(self.event_shape[0])
@@ -144,7 +153,7 @@ class Independent(Distribution):
         return sum_rightmost(self._base.log_prob(value), self._reinterpreted_batch_rank)
 
     def prob(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
     def entropy(self):
         return sum_rightmost(self._base.entropy(), self._reinterpreted_batch_rank)
@@ -165,25 +174,25 @@ class LogNormal(TransformedDistribution):
 
     @property
     def mean(self):
-        return pyir.exp(self.loc + self.scale ** 2.0 / 2.0)
+        return T.exp(self.loc + self.scale ** 2.0 / 2.0)
 
     @property
     def variance(self):
         s2 = self.scale ** 2.0
-        return pyir.expm1(s2) * pyir.exp(2.0 * self.loc + s2)
+        return T.expm1(s2) * T.exp(2.0 * self.loc + s2)
 
     def entropy(self):
         return self._base.entropy() + self.loc
 
     def probs(self, value):
-        return pyir.exp(self.log_prob(value))
+        return T.exp(self.log_prob(value))
 
 
 def _mvlgamma(a, p: int):
     """Multivariate log-gamma: p(p-1)/4 log(pi) + sum_i lgamma(a - i/2)."""
     total = p * (p - 1) / 4.0 * math.log(math.pi)
     for i in range(p):
-        total = total + pyir.lgamma(a - i / 2.0)
+        total = total + T.lgamma(a - i / 2.0)
     return total
 
 
@@ -211,8 +220,8 @@ class LKJCholesky(Distribution):
 
     def _column_beta(self, offsets, shift):
         """(concentration + shift with a trailing axis, offsets as a tensor)."""
-        offsets = pyir.assign(np.asarray(offsets, dtype=np.dtype(self.dtype)))
-        conc = pyir.unsqueeze(self.concentration, -1) + shift
+        offsets = T.assign(np.asarray(offsets, dtype=np.dtype(self.dtype)))
+        conc = T.unsqueeze(self.concentration, -1) + shift
         return conc, offsets
 
     def _onion(self, shape):
@@ -220,19 +229,19 @@ class LKJCholesky(Distribution):
         offset = np.concatenate([[0.0], np.arange(d - 1)])
         conc, offsets = self._column_beta(offset, 0.5 * (d - 2))
         # row i >= 1: y_i ~ Beta(i / 2, conc + (dim - 2) / 2 - (i - 1) / 2); row 0 is unused
-        beta = Beta(0.5 * offsets + 0.5 + pyir.zeros_like(conc), conc - 0.5 * offsets)
-        y = pyir.unsqueeze(beta.sample(shape), -1)                       # [..., d, 1]
+        beta = Beta(0.5 * offsets + 0.5 + T.zeros_like(conc), conc - 0.5 * offsets)
+        y = T.unsqueeze(beta.sample(shape), -1)                       # [..., d, 1]
         full = list(shape) + list(self.batch_shape) + [d, d]
-        normal = pyir.tril(pyir.standard_normal(full, dtype=self.dtype), -1)
-        norms = pyir.sqrt(pyir.sum(normal ** 2.0, axis=-1, keepdim=True))
-        first_row = pyir.assign(np.arange(d).reshape(d, 1) > 0)
-        sphere = pyir.where(first_row, normal / pyir.where(norms > 0.0, norms,
-                                                             pyir.ones_like(norms)),
-                            pyir.zeros_like(normal))
-        w = pyir.sqrt(y) * sphere
+        normal = T.tril(T.standard_normal(full, dtype=self.dtype), -1)
+        norms = T.sqrt(T.sum(normal ** 2.0, axis=-1, keepdim=True))
+        first_row = T.assign(np.arange(d).reshape(d, 1) > 0)
+        sphere = T.where(first_row, normal / T.where(norms > 0.0, norms,
+                                                             T.ones_like(norms)),
+                            T.zeros_like(normal))
+        w = T.sqrt(y) * sphere
         tiny = float(np.finfo(np.dtype(self.dtype)).tiny)
-        diag = pyir.sqrt(pyir.clip(1.0 - pyir.sum(w ** 2.0, axis=-1), min=tiny))
-        return w + pyir.diag_embed(diag)
+        diag = T.sqrt(T.clip(1.0 - T.sum(w ** 2.0, axis=-1), min=tiny))
+        return w + T.diag_embed(diag)
 
     def _cvine(self, shape):
         d = self.dim
@@ -242,12 +251,12 @@ class LKJCholesky(Distribution):
         beta = Beta(per_column, per_column)
         partial = 2.0 * beta.sample(list(shape) + [d]) - 1.0                 # [..., d, d]
         eps = float(np.finfo(np.dtype(self.dtype)).eps)
-        r = pyir.tril(pyir.clip(partial, min=-1.0 + eps, max=1.0 - eps), -1)
-        kept = pyir.cumprod(pyir.sqrt(1.0 - r ** 2.0), dim=-1)
-        ones = pyir.ones(list(kept.shape[:-1]) + [1], self.dtype)
-        shifted = pyir.concat([ones, pyir.slice(kept, [len(kept.shape) - 1], [0], [d - 1])],
+        r = T.tril(T.clip(partial, min=-1.0 + eps, max=1.0 - eps), -1)
+        kept = T.cumprod(T.sqrt(1.0 - r ** 2.0), dim=-1)
+        ones = T.ones(list(kept.shape[:-1]) + [1], self.dtype)
+        shifted = T.concat([ones, T.slice(kept, [len(kept.shape) - 1], [0], [d - 1])],
                               axis=-1)
-        return (r + pyir.eye(d, dtype=self.dtype)) * shifted
+        return (r + T.eye(d, dtype=self.dtype)) * shifted
 
     def sample(self, sample_shape: Sequence[int] = ()):
         """Lower-triangular factors L (L @ L^T is a correlation matrix)."""
@@ -258,11 +267,11 @@ class LKJCholesky(Distribution):
     def log_prob(self, value):
         d = self.dim
         value = like(value, self.concentration)
-        diag = pyir.slice(_diagonal(value), [len(value.shape) - 2], [1], [d])
-        order = pyir.assign(np.arange(2, d + 1).astype(np.dtype(self.dtype)))
-        exponents = 2.0 * (pyir.unsqueeze(self.concentration, -1) - 1.0) + d - order
-        unnormalized = pyir.sum(exponents * pyir.log(diag), axis=-1)
+        diag = T.slice(_diagonal(value), [len(value.shape) - 2], [1], [d])
+        order = T.assign(np.arange(2, d + 1).astype(np.dtype(self.dtype)))
+        exponents = 2.0 * (T.unsqueeze(self.concentration, -1) - 1.0) + d - order
+        unnormalized = T.sum(exponents * T.log(diag), axis=-1)
         alpha = self.concentration + 0.5 * (d - 1)
         normalizer = (0.5 * (d - 1) * math.log(math.pi) + _mvlgamma(alpha - 0.5, d - 1)
-                      - (d - 1) * pyir.lgamma(alpha))
+                      - (d - 1) * T.lgamma(alpha))
         return unnormalized - normalizer

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import pyir
+from .. import tensor as T
 from ..nn import functional as F
 from ._base import Distribution, sum_rightmost
 
@@ -54,7 +54,7 @@ class Transform:
         return self.forward(input)
 
     def _check(self, value, what: str, rank: int, method: str):
-        if not pyir.is_tensor(value):
+        if not T.is_tensor(value):
             raise TypeError(f"{type(self).__name__}.{method}: expected '{what}' is a Tensor, "
                             f"but got {type(value).__name__}")
         if len(value.shape) < rank:
@@ -126,13 +126,13 @@ class AbsTransform(Transform):
     _type = Type.SURJECTION
 
     def _forward(self, x):
-        return pyir.abs(x)
+        return T.abs(x)
 
     def _inverse(self, y):
         return -y, y
 
     def _inverse_log_det_jacobian(self, y):
-        zero = pyir.zeros([], y.dtype)
+        zero = T.zeros([], y.dtype)
         return zero, zero
 
 
@@ -146,9 +146,9 @@ class AffineTransform(Transform):
     _type = Type.BIJECTION
 
     def __init__(self, loc, scale):
-        if not pyir.is_tensor(loc):
+        if not T.is_tensor(loc):
             raise TypeError(f"Expected 'loc' is a Tensor, but got {type(loc).__name__}")
-        if not pyir.is_tensor(scale):
+        if not T.is_tensor(scale):
             raise TypeError(f"Expected scale is a Tensor, but got {type(scale).__name__}")
         self._loc, self._scale = loc, scale
         super().__init__()
@@ -168,10 +168,10 @@ class AffineTransform(Transform):
         return (y - self._loc) / self._scale
 
     def _forward_log_det_jacobian(self, x):
-        return pyir.log(pyir.abs(self._scale)) + pyir.zeros_like(x)
+        return T.log(T.abs(self._scale)) + T.zeros_like(x)
 
     def _forward_shape(self, shape):
-        return list(pyir.broadcast_shape(pyir.broadcast_shape(list(shape), list(self._loc.shape)),
+        return list(T.broadcast_shape(T.broadcast_shape(list(shape), list(self._loc.shape)),
                                          list(self._scale.shape)))
 
     _inverse_shape = _forward_shape
@@ -187,10 +187,10 @@ class ExpTransform(Transform):
     _type = Type.BIJECTION
 
     def _forward(self, x):
-        return pyir.exp(x)
+        return T.exp(x)
 
     def _inverse(self, y):
-        return pyir.log(y)
+        return T.log(y)
 
     def _forward_log_det_jacobian(self, x):
         return x
@@ -206,7 +206,7 @@ class PowerTransform(Transform):
     _type = Type.BIJECTION
 
     def __init__(self, power):
-        if not pyir.is_tensor(power):
+        if not T.is_tensor(power):
             raise TypeError(f"Expected 'power' is a tensor, but got {type(power).__name__}")
         self._power = power
         super().__init__()
@@ -216,16 +216,16 @@ class PowerTransform(Transform):
         return self._power
 
     def _forward(self, x):
-        return pyir.pow(x, self._power)
+        return T.pow(x, self._power)
 
     def _inverse(self, y):
-        return pyir.pow(y, 1.0 / self._power)
+        return T.pow(y, 1.0 / self._power)
 
     def _forward_log_det_jacobian(self, x):
-        return pyir.log(pyir.abs(self._power * pyir.pow(x, self._power - 1.0)))
+        return T.log(T.abs(self._power * T.pow(x, self._power - 1.0)))
 
     def _forward_shape(self, shape):
-        return list(pyir.broadcast_shape(list(shape), list(self._power.shape)))
+        return list(T.broadcast_shape(list(shape), list(self._power.shape)))
 
     _inverse_shape = _forward_shape
 
@@ -243,7 +243,7 @@ class SigmoidTransform(Transform):
         return F.sigmoid(x)
 
     def _inverse(self, y):
-        return pyir.log(y) - pyir.log1p(-y)
+        return T.log(y) - T.log1p(-y)
 
     def _forward_log_det_jacobian(self, x):
         return -F.softplus(-x) - F.softplus(x)
@@ -259,10 +259,10 @@ class TanhTransform(Transform):
     _type = Type.BIJECTION
 
     def _forward(self, x):
-        return pyir.tanh(x)
+        return T.tanh(x)
 
     def _inverse(self, y):
-        return pyir.atanh(y)
+        return T.atanh(y)
 
     def _forward_log_det_jacobian(self, x):
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
@@ -280,11 +280,11 @@ class SoftmaxTransform(Transform):
     _codomain_rank = 1
 
     def _forward(self, x):
-        shifted = pyir.exp(x - pyir.max(x, axis=-1, keepdim=True))
-        return shifted / pyir.sum(shifted, axis=-1, keepdim=True)
+        shifted = T.exp(x - T.max(x, axis=-1, keepdim=True))
+        return shifted / T.sum(shifted, axis=-1, keepdim=True)
 
     def _inverse(self, y):
-        return pyir.log(y)
+        return T.log(y)
 
     def _forward_shape(self, shape):
         if len(shape) < 1:
@@ -308,24 +308,24 @@ class StickBreakingTransform(Transform):
     @staticmethod
     def _offset(x):
         k = x.shape[-1]
-        return pyir.assign(np.arange(k, 0, -1).astype(np.dtype(x.dtype)))
+        return T.assign(np.arange(k, 0, -1).astype(np.dtype(x.dtype)))
 
     def _forward(self, x):
-        z = F.sigmoid(x - pyir.log(self._offset(x)))
-        kept = pyir.cumprod(1.0 - z, dim=-1)
-        ones = pyir.ones(list(x.shape[:-1]) + [1], x.dtype)
-        return (pyir.concat([z, ones], axis=-1) * pyir.concat([ones, kept], axis=-1))
+        z = F.sigmoid(x - T.log(self._offset(x)))
+        kept = T.cumprod(1.0 - z, dim=-1)
+        ones = T.ones(list(x.shape[:-1]) + [1], x.dtype)
+        return (T.concat([z, ones], axis=-1) * T.concat([ones, kept], axis=-1))
 
     def _inverse(self, y):
-        crop = pyir.slice(y, [len(y.shape) - 1], [0], [y.shape[-1] - 1])
-        rest = 1.0 - pyir.cumsum(crop, axis=-1)
-        return pyir.log(crop) - pyir.log(rest) + pyir.log(self._offset(crop))
+        crop = T.slice(y, [len(y.shape) - 1], [0], [y.shape[-1] - 1])
+        rest = 1.0 - T.cumsum(crop, axis=-1)
+        return T.log(crop) - T.log(rest) + T.log(self._offset(crop))
 
     def _forward_log_det_jacobian(self, x):
         y = self._forward(x)
-        shifted = x - pyir.log(self._offset(x))
-        crop = pyir.slice(y, [len(y.shape) - 1], [0], [x.shape[-1]])
-        return pyir.sum(-shifted + F.log_sigmoid(shifted) + pyir.log(crop), axis=-1)
+        shifted = x - T.log(self._offset(x))
+        crop = T.slice(y, [len(y.shape) - 1], [0], [x.shape[-1]])
+        return T.sum(-shifted + F.log_sigmoid(shifted) + T.log(crop), axis=-1)
 
     def _forward_shape(self, shape):
         if not shape:
@@ -487,15 +487,15 @@ class ReshapeTransform(Transform):
 
     def _forward(self, x):
         batch = list(x.shape[:len(x.shape) - len(self._in_event_shape)])
-        return pyir.reshape(x, batch + list(self._out_event_shape))
+        return T.reshape(x, batch + list(self._out_event_shape))
 
     def _inverse(self, y):
         batch = list(y.shape[:len(y.shape) - len(self._out_event_shape)])
-        return pyir.reshape(y, batch + list(self._in_event_shape))
+        return T.reshape(y, batch + list(self._in_event_shape))
 
     def _forward_log_det_jacobian(self, x):
         batch = list(x.shape[:len(x.shape) - len(self._in_event_shape)])
-        return pyir.zeros(batch, x.dtype)
+        return T.zeros(batch, x.dtype)
 
     def _swap(self, shape, have, want, what):
         shape = list(shape)
@@ -548,8 +548,8 @@ class StackTransform(Transform):
         if count != len(self._transforms):
             raise ValueError(f"Input dimensions {count} should be equal to transforms "
                              f"length {len(self._transforms)}")
-        parts = pyir.unbind(value, axis=self._axis)
-        return pyir.stack([getattr(t, method)(part) for part, t in zip(parts, self._transforms)],
+        parts = T.unbind(value, axis=self._axis)
+        return T.stack([getattr(t, method)(part) for part, t in zip(parts, self._transforms)],
                           axis=self._axis)
 
     def _forward(self, x):
