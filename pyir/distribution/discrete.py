@@ -13,7 +13,6 @@ from ._base import (
     ExponentialFamily,
     as_tensor,
     broadcast_all,
-    in_dynamic_mode,
     like,
     sample_shape,
     stop,
@@ -157,11 +156,6 @@ class Geometric(Distribution):
             raise TypeError("Expected type of probs is Number.Real|Tensor, "
                             f"but got {type(probs).__name__}")
         self.probs = probs if T.is_tensor(probs) else T.full([], float(probs), "float32")
-        if in_dynamic_mode():
-            p = np.asarray(self.probs)
-            if not bool(np.all((p > 0) & (p <= 1))):
-                raise ValueError("Expected parameter probs of distribution Geometric to "
-                                 "satisfy the constraint 0 < probs <= 1")
         self.dtype = self.probs.dtype
         super().__init__(self.probs.shape)
 
