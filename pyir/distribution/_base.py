@@ -50,6 +50,13 @@ def broadcast_all(*values, what: str = "parameters"):
     return T.broadcast_tensors(tensors)
 
 
+def tensors_or_numbers(*values) -> None:
+    """Refuse a mix of tensors and python/numpy data (Paddle's Normal, Uniform and Gamma)."""
+    kinds = {is_tensor(v) for v in values}
+    if len(kinds) > 1:
+        raise ValueError("if one argument is Tensor, all arguments should be Tensor")
+
+
 def like(value, ref):
     """value (number or tensor) as a tensor with ref's dtype."""
     if is_tensor(value):

@@ -9,7 +9,16 @@ import numpy as np
 
 from .. import tensor as T
 from ..tensor.random import _gaussian
-from ._base import EULER_GAMMA, LOG_2PI, Distribution, broadcast_all, like, sample_shape, stop
+from ._base import (
+    EULER_GAMMA,
+    LOG_2PI,
+    Distribution,
+    broadcast_all,
+    like,
+    sample_shape,
+    stop,
+    tensors_or_numbers,
+)
 
 
 class _LocScale(Distribution):
@@ -38,11 +47,16 @@ class _LocScale(Distribution):
 
 
 class Normal(_LocScale):
-    """Normal (Gaussian) distribution N(loc, scale^2).
+    """Normal (Gaussian) distribution N(loc, scale^2); loc and scale are both tensors or
+    both numbers/arrays.
 
     Example:
         >>> pyir.distribution.Normal(0.0, 1.0).log_prob(pyir.to_tensor(0.5))
     """
+
+    def __init__(self, loc, scale, name: str | None = None):
+        tensors_or_numbers(loc, scale)
+        super().__init__(loc, scale, name)
 
     @property
     def mean(self):
@@ -83,6 +97,7 @@ class Uniform(_LocScale):
     """
 
     def __init__(self, low, high, name: str | None = None):
+        tensors_or_numbers(low, high)
         super().__init__(low, high, name)
         self.low, self.high = self.loc, self.scale
 

@@ -281,14 +281,13 @@ class Categorical(Distribution):
         """Probability (logits normalized by their sum) of the categories in value."""
         value = T.cast(value, "int64") if T.is_tensor(value) else T.assign(
             np.asarray(value, dtype="int64"))
-        if len(self.logits.shape) == 1:
-            return T.reshape(T.gather(self._prob, T.reshape(value, [-1])),
-                                list(value.shape))
-        k = self.logits.shape[-1]
-        target = list(T.broadcast_shape(list(value.shape), list(self.batch_shape)))
-        table = T.expand(self._prob, target + [k])
-        index = T.unsqueeze(T.expand(value, target), -1)
-        return T.squeeze(T.take_along_axis(table, index, -1), -1)
+        if len(self._prob.shape) == 1:
+            return T.reshape(T.gather(self._prob, T.reshape(value, [-1])), list(value.shape))
+        if len(value.shape) == 1:
+            # the categories are looked up in every batch row: shape batch_shape[:-1] + [n]
+            index = T.reshape(value, [1] * (len(self._prob.shape) - 1) + [-1])
+            return T.take_along_axis(self._prob, index, -1)
+        return T.take_along_axis(self._prob, value, -1)
 
     def prob(self, value):
         return self.probs(value)

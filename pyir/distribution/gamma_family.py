@@ -20,6 +20,7 @@ from ._base import (
     positive_or_refuse,
     sample_shape,
     stop,
+    tensors_or_numbers,
 )
 
 
@@ -87,6 +88,7 @@ class Gamma(ExponentialFamily):
     """
 
     def __init__(self, concentration, rate):
+        tensors_or_numbers(concentration, rate)
         self.concentration, self.rate = broadcast_all(concentration, rate,
                                                       what="Gamma concentration/rate")
         self.dtype = self.rate.dtype
