@@ -184,6 +184,12 @@ def test_refusals(index):
         in_eager(make)
 
 
+def test_support_sums_need_eager_values():
+    for make in (lambda r: D.Poisson(r).entropy(), lambda n: D.Binomial(n, n * 0 + 0.5).entropy()):
+        with pytest.raises(NotImplementedError, match="call it in eager mode"):
+            static(make, np.float32([3.0]))
+
+
 def test_positive_checks_are_eager_only_as_in_paddle():
     # static mode cannot see the values: Chi2 builds its ops without checking
     _, ops = static(lambda df: D.Chi2(df).mean, np.float32([-1.0]))

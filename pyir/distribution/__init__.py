@@ -16,20 +16,22 @@ from .discrete import Bernoulli, Binomial, Categorical, Geometric, Multinomial, 
 from .gamma_family import Beta, Chi2, Dirichlet, Exponential, Gamma, StudentT
 from .multivariate import Independent, LKJCholesky, LogNormal, MultivariateNormal
 from .transform import (
-                        AbsTransform,
-                        AffineTransform,
-                        ChainTransform,
-                        ExpTransform,
-                        IndependentTransform,
-                        PowerTransform,
-                        ReshapeTransform,
-                        SigmoidTransform,
-                        SoftmaxTransform,
-                        StackTransform,
-                        StickBreakingTransform,
-                        TanhTransform,
-                        Transform,
-                        TransformedDistribution,
+                                    ChainTransform,
+                                    IndependentTransform,
+                                    ReshapeTransform,
+                                    StackTransform,
+                                    Transform,
+                                    TransformedDistribution,
+)
+from .transform_elementwise import (
+                                    AbsTransform,
+                                    AffineTransform,
+                                    ExpTransform,
+                                    PowerTransform,
+                                    SigmoidTransform,
+                                    SoftmaxTransform,
+                                    StickBreakingTransform,
+                                    TanhTransform,
 )
 
 __all__ = [

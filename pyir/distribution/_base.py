@@ -95,6 +95,14 @@ def lbeta(a, b):
     return T.lgamma(a) + T.lgamma(b) - T.lgamma(a + b)
 
 
+def eager_values(tensor, who: str) -> np.ndarray:
+    """The values of a parameter tensor, for methods that size a support from them."""
+    if not in_dynamic_mode():
+        raise NotImplementedError(f"{who} sizes its support from the parameter values, "
+                                  "which a static program does not know: call it in eager mode")
+    return np.asarray(tensor)
+
+
 def positive_or_refuse(value, message: str) -> None:
     """Refuse a tensor with an element <= 0 (eager only, as Paddle checks)."""
     if in_dynamic_mode() and not bool(np.all(np.asarray(value) > 0)):

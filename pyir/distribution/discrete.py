@@ -13,6 +13,7 @@ from ._base import (
     ExponentialFamily,
     as_tensor,
     broadcast_all,
+    eager_values,
     like,
     sample_shape,
     stop,
@@ -133,7 +134,7 @@ class Binomial(Distribution):
 
     def entropy(self):
         """-sum_k pmf(k) log pmf(k) over k = 0 .. max(total_count) (eager: needs the count)."""
-        top = int(np.max(np.asarray(self.total_count)))
+        top = int(np.max(eager_values(self.total_count, "Binomial.entropy")))
         support = T.reshape(T.arange(0, top + 1, dtype=self.dtype),
                                [top + 1] + [1] * len(self.batch_shape))
         log_pmf = self.log_prob(support)
@@ -234,7 +235,7 @@ class Poisson(Distribution):
 
     def entropy(self):
         """-sum_k pmf(k) log pmf(k) over a support that holds all but a negligible tail."""
-        top = float(np.max(np.asarray(self.rate)))
+        top = float(np.max(eager_values(self.rate, "Poisson.entropy")))
         count = int(top + 30.0 * np.sqrt(top) + 30.0)
         support = T.reshape(T.arange(0, count, dtype=self.dtype),
                                [count] + [1] * len(self.batch_shape))

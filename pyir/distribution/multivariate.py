@@ -22,7 +22,8 @@ from ._base import (
 )
 from .continuous import Normal
 from .gamma_family import Beta
-from .transform import ExpTransform, TransformedDistribution
+from .transform import TransformedDistribution
+from .transform_elementwise import ExpTransform
 
 
 def _diagonal(matrix):
