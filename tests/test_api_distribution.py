@@ -8,12 +8,19 @@ import math
 
 import numpy as np
 import pytest
+from helpers_distribution import (
+    digamma,
+    eager,
+    eager_grads,
+    in_eager,
+    lbeta,
+    lgamma,
+    numeric_grads,
+    static,
+)
 
 import pyir
 import pyir.distribution as D
-
-from helpers_distribution import (digamma, eager, eager_grads, in_eager, lbeta, lgamma,
-                                  numeric_grads, static)
 
 LOG2PI = math.log(2 * math.pi)
 EULER = 0.5772156649015329
@@ -276,10 +283,11 @@ def test_multivariate_normal_three_parameterizations():
     tril = np.linalg.cholesky(cov)
     for kw, m in (("covariance_matrix", cov), ("precision_matrix", np.linalg.inv(cov)),
                   ("scale_tril", tril)):
-        make = (lambda kw: lambda l, m: D.MultivariateNormal(l, **{kw: m}))(kw)
-        np.testing.assert_allclose(eager(lambda v, l, m: make(l, m).log_prob(v), v, loc, m), ref,
-                                   rtol=1e-8)
-        np.testing.assert_allclose(eager(lambda l, m: make(l, m).entropy(), loc, m), ent,
+        def make(loc, matrix, kw=kw):
+            return D.MultivariateNormal(loc, **{kw: matrix})
+        np.testing.assert_allclose(eager(lambda v, l, m, mk=make: mk(l, m).log_prob(v), v, loc, m),
+                                   ref, rtol=1e-8)
+        np.testing.assert_allclose(eager(lambda l, m, mk=make: mk(l, m).entropy(), loc, m), ent,
                                    rtol=1e-8)
     np.testing.assert_allclose(eager(lambda l, m: D.MultivariateNormal(
         l, covariance_matrix=m).variance, loc, cov), np.diag(cov), rtol=1e-8)
@@ -307,13 +315,13 @@ def test_lkj_cholesky_log_prob_integrates_to_one_in_two_dimensions():
     mats = np.zeros((r.size, 2, 2))
     mats[:, 0, 0], mats[:, 1, 0], mats[:, 1, 1] = 1.0, r, np.sqrt(1 - r ** 2)
     for eta in (0.5, 1.0, 3.0):
-        dens = np.exp(eager(lambda x: D.LKJCholesky(2, eta).log_prob(x), mats))
+        dens = np.exp(eager(lambda x, eta=eta: D.LKJCholesky(2, eta).log_prob(x), mats))
         area = np.sum((dens[1:] + dens[:-1]) / 2 * np.diff(r))
         if eta >= 1:   # (eta < 1 has integrable poles at r = +-1)
             assert area == pytest.approx(1.0, abs=2e-3)
         # the density over r is (1 - r^2)^(eta - 1) / (B(eta, eta) 2^(2 eta - 1))
         ref = (eta - 1) * np.log(1 - 0.25) - lbeta(eta, eta) - (2 * eta - 1) * math.log(2)
-        got = eager(lambda x: D.LKJCholesky(2, eta).log_prob(x),
+        got = eager(lambda x, eta=eta: D.LKJCholesky(2, eta).log_prob(x),
                     np.array([[1.0, 0.0], [0.5, math.sqrt(0.75)]]))
         assert got == pytest.approx(ref, rel=1e-6)
 

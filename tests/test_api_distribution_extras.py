@@ -8,11 +8,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers_distribution import eager, in_eager
 
 import pyir
 import pyir.distribution as D
-
-from helpers_distribution import eager, in_eager
 
 f32 = np.float32
 
@@ -21,15 +20,16 @@ def test_probs_spelling_matches_prob():
     v = f32([0.3, 2.0])
     for make in (lambda: D.Normal(0.5, 1.5), lambda: D.LogNormal(0.5, 1.5),
                  lambda: D.Uniform(0.0, 3.0), lambda: D.Exponential(2.0)):
-        np.testing.assert_allclose(eager(lambda v: make().probs(v), v),
-                                   eager(lambda v: make().prob(v), v), rtol=1e-6)
-    np.testing.assert_allclose(eager(lambda v: D.Normal(0.5, 1.5).probs(v), v),
-                               np.exp(-((v - 0.5) ** 2) / (2 * 2.25)) / (1.5 * math.sqrt(2 * math.pi)),
+        np.testing.assert_allclose(eager(lambda v, mk=make: mk().probs(v), v),
+                                   eager(lambda v, mk=make: mk().prob(v), v), rtol=1e-6)
+    density = np.exp(-((v - 0.5) ** 2) / (2 * 2.25)) / (1.5 * math.sqrt(2 * math.pi))
+    np.testing.assert_allclose(eager(lambda v: D.Normal(0.5, 1.5).probs(v), v), density,
                                rtol=1e-6)
 
 
 def test_stddev():
-    assert in_eager(lambda: D.Laplace(0.0, 1.5).stddev.numpy()) == pytest.approx(1.5 * math.sqrt(2))
+    assert in_eager(lambda: D.Laplace(0.0, 1.5).stddev.numpy()) == pytest.approx(
+        1.5 * math.sqrt(2))
     assert in_eager(lambda: D.Gumbel(0.0, 1.5).stddev.numpy()) == pytest.approx(
         1.5 * math.pi / math.sqrt(6), rel=1e-6)
     assert in_eager(lambda: D.Geometric(0.4).stddev.numpy()) == pytest.approx(

@@ -7,11 +7,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers_distribution import digamma, eager, in_eager, lbeta, lgamma, static
 
 import pyir
 import pyir.distribution as D
-
-from helpers_distribution import digamma, eager, in_eager, lbeta, lgamma, static
 
 f32 = np.float32
 
@@ -106,7 +105,7 @@ def test_kl_dirichlet_categorical_and_multivariate_normal():
     inv2 = np.linalg.inv(c2)
     ref = 0.5 * (np.trace(inv2 @ c1) + (m2 - m1) @ inv2 @ (m2 - m1) - 2
                  + np.log(np.linalg.det(c2) / np.linalg.det(c1)))
-    kl = lambda m1, c1, m2, c2: D.kl_divergence(  # noqa: E731
+    kl = lambda m1, c1, m2, c2: D.kl_divergence(
         D.MultivariateNormal(m1, covariance_matrix=c1), D.MultivariateNormal(m2, scale_tril=c2))
     np.testing.assert_allclose(eager(kl, m1, c1, m2, np.linalg.cholesky(c2)), ref, rtol=1e-10)
     got, ops = static(kl, m1, c1, m2, np.linalg.cholesky(c2))

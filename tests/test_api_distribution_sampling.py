@@ -8,11 +8,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers_distribution import in_eager, static
 
 import pyir
 import pyir.distribution as D
-
-from helpers_distribution import in_eager, static
 
 N = 20000
 

@@ -8,11 +8,10 @@ import math
 
 import numpy as np
 import pytest
+from helpers_distribution import eager, in_eager, static
 
 import pyir
 import pyir.distribution as D
-
-from helpers_distribution import eager, in_eager, static
 
 x0 = np.array([0.1, -0.5, 1.2])
 t = pyir.to_tensor
