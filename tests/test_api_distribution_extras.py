@@ -111,3 +111,38 @@ def test_transform_shapes():
     np.testing.assert_allclose(eager(lambda x: stack.forward(x), x), np.exp(x), rtol=1e-6)
     with pytest.raises(TypeError, match="sequence of ints"):
         D.ExpTransform().forward_shape(3)
+
+
+def test_normal_rsample_is_loc_plus_scale_times_the_seeded_noise():
+    def run():
+        pyir.seed(11)
+        noise = pyir.standard_normal([3, 2]).numpy()
+        pyir.seed(11)
+        x = D.Normal(pyir.to_tensor(f32([0.5, -1.0])), pyir.to_tensor(f32([2.0, 3.0])))
+        return noise, x.rsample([3]).numpy()
+    noise, x = in_eager(run)
+    np.testing.assert_allclose(x, f32([0.5, -1.0]) + noise * f32([2.0, 3.0]), rtol=1e-6)
+
+
+def test_uniform_support_is_open_at_both_ends_as_in_paddle():
+    got = eager(lambda v: D.Uniform(0.0, 2.0).log_prob(v), f32([0.0, 2.0, 1.0]))
+    assert got[0] == -np.inf and got[1] == -np.inf and got[2] == pytest.approx(-math.log(2))
+
+
+def test_continuous_bernoulli_log_constant_inside_lims():
+    p = 0.55   # inside the widened lims: the Taylor branch of log C(p)
+    exact = math.log(2 * math.atanh(1 - 2 * p) / (1 - 2 * p))
+    got = eager(lambda v: D.ContinuousBernoulli(np.array([p]), lims=(0.4, 0.6)).log_prob(v),
+                np.array([0.3]))
+    want = 0.3 * math.log(p) + 0.7 * math.log1p(-p) + exact
+    assert got[0] == pytest.approx(want, abs=1e-6)
+    assert abs(got[0] - (want - exact + math.log(2))) > 1e-3   # the correction matters
+
+
+def test_chain_log_det_sums_elementwise_parts_over_the_event_axis():
+    x = np.array([0.1, -0.5, 1.2])
+    chain = D.ChainTransform([D.ExpTransform(), D.StickBreakingTransform()])
+    got = eager(lambda x: chain.forward_log_det_jacobian(x), x)
+    want = x.sum() + eager(lambda y: D.StickBreakingTransform().forward_log_det_jacobian(y),
+                           np.exp(x))
+    assert got.shape == () and got == pytest.approx(want)
