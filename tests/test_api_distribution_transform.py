@@ -145,6 +145,8 @@ REFUSALS = [
     (lambda: D.LKJCholesky(2, 1.0, "bad"), ValueError, "'cvine' or 'onion'"),
     (lambda: D.LKJCholesky(2, -1.0), ValueError, "`concentration` must be positive"),
     (lambda: D.Independent(D.Normal(0.0, 1.0), 1), ValueError, "reinterpreted_batch_rank"),
+    (lambda: D.Independent(D.Normal([0.0, 1.0], [1.0, 1.0]), 0), ValueError,
+     "reinterpreted_batch_rank"),
     (lambda: D.Independent("normal", 1), TypeError, "Distribution"),
     (lambda: D.Normal("a", 1.0), TypeError, "must be a float, list"),
     (lambda: D.Normal(t(0.0), 1.0), ValueError, "all arguments should be Tensor"),
