@@ -146,3 +146,9 @@ def test_chain_log_det_sums_elementwise_parts_over_the_event_axis():
     want = x.sum() + eager(lambda y: D.StickBreakingTransform().forward_log_det_jacobian(y),
                            np.exp(x))
     assert got.shape == () and got == pytest.approx(want)
+
+
+def test_gumbel_and_lognormal_are_transformed_distributions_as_in_paddle():
+    assert in_eager(lambda: isinstance(D.Gumbel(0.0, 1.0), D.TransformedDistribution))
+    assert in_eager(lambda: isinstance(D.LogNormal(0.0, 1.0), D.TransformedDistribution))
+    assert in_eager(lambda: D.Gumbel([0.0, 1.0], 2.0).batch_shape) == (2,)

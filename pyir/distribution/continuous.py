@@ -19,6 +19,7 @@ from ._base import (
     stop,
     tensors_or_numbers,
 )
+from .transform import TransformedDistribution
 
 
 class _LocScale(Distribution):
@@ -220,15 +221,23 @@ class Laplace(_LocScale):
         return self.loc - self.scale * T.sign(centred) * T.log1p(-2.0 * T.abs(centred))
 
 
-class Gumbel(_LocScale):
-    """Gumbel (type-I extreme value) distribution with location loc and scale.
+class Gumbel(_LocScale, TransformedDistribution):
+    """Gumbel (type-I extreme value) distribution with location loc and scale; as in Paddle
+    a TransformedDistribution over Uniform(tiny, 1 - eps) with its own closed forms.
 
     Example:
         >>> pyir.distribution.Gumbel(0.0, 1.0).mean
     """
 
     def __init__(self, loc, scale):
-        super().__init__(loc, scale)
+        self.loc, self.scale = broadcast_all(loc, scale, what="Gumbel loc/scale")
+        self.name = "Gumbel"
+        self.dtype = self.loc.dtype
+        finfo = np.finfo(np.float32)
+        self.base_dist = Uniform(T.full_like(self.loc, float(finfo.tiny)),
+                                 T.full_like(self.loc, float(1.0 - finfo.eps)))
+        self.transforms = ()
+        TransformedDistribution.__init__(self, self.base_dist, self.transforms)
 
     @property
     def mean(self):
