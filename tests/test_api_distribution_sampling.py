@@ -169,3 +169,37 @@ def test_static_sampling_emits_random_ops():
     np.testing.assert_array_equal(first, static(
         lambda m, s: D.Normal(m, s).sample([4], seed=5), np.zeros([2], "float32"),
         np.ones([2], "float32"))[0])
+
+
+STATIC_SAMPLES = {
+    "Normal": (lambda a: D.Normal(a, a).rsample([3]), [3, 2]),
+    "Uniform": (lambda a: D.Uniform(a * 0, a).sample([3]), [3, 2]),
+    "Cauchy": (lambda a: D.Cauchy(a, a).sample([3]), [3, 2]),
+    "Laplace": (lambda a: D.Laplace(a, a).sample([3]), [3, 2]),
+    "Gumbel": (lambda a: D.Gumbel(a, a).sample([3]), [3, 2]),
+    "LogNormal": (lambda a: D.LogNormal(a, a).sample([3]), [3, 2]),
+    "Exponential": (lambda a: D.Exponential(a).sample([3]), [3, 2]),
+    "Chi2": (lambda a: D.Chi2(a).sample([3]), [3, 2]),
+    "Beta": (lambda a: D.Beta(a, a).sample([3]), [3, 2]),
+    "StudentT": (lambda a: D.StudentT(a, a, a).sample([3]), [3, 2]),
+    "Bernoulli": (lambda a: D.Bernoulli(a * 0.25).rsample([3]), [3, 2]),
+    "Binomial": (lambda a: D.Binomial(a * 5, a * 0.25).sample([3]), [3, 2]),
+    "Geometric": (lambda a: D.Geometric(a * 0.25).sample([3]), [3, 2]),
+    "Poisson": (lambda a: D.Poisson(a).sample([3]), [3, 2]),
+    "Categorical": (lambda a: D.Categorical(a).sample([3]), [3]),
+    "Multinomial": (lambda a: D.Multinomial(3, a).sample([4]), [4, 2]),
+    "Dirichlet": (lambda a: D.Dirichlet(a).sample([3]), [3, 2]),
+    "ContinuousBernoulli": (lambda a: D.ContinuousBernoulli(a * 0.3).sample([3]), [3, 2]),
+    "MultivariateNormal": (lambda a: D.MultivariateNormal(a, scale_tril=pyir.diag(a)).sample([3]),
+                           [3, 2]),
+    "LKJCholesky": (lambda a: D.LKJCholesky(2, 2.0).sample([3]) + a[0], [3, 2, 2]),
+    "TransformedDistribution": (lambda a: D.TransformedDistribution(
+        D.Normal(a, a), [D.ExpTransform()]).sample([3]), [3, 2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATIC_SAMPLES))
+def test_static_programs_sample_every_distribution(name):
+    make, shape = STATIC_SAMPLES[name]
+    out, _ = static(make, np.array([1.0, 2.0], "float32"))
+    assert list(out.shape) == shape and np.all(np.isfinite(out))
