@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import pyir
-import pyir.fluid as fluid
-from pyir import framework
+from pyir import fluid, framework
 from pyir.errors import BuildError
 from pyir.executor import Executor
 

@@ -6,12 +6,11 @@ compared with Paddle's file and Paddle's loss.
 """
 
 import numpy as np
+from conftest import GOLDEN
 
 import pyir
 from pyir.executor import Executor
 from pyir.serialize import load_program
-
-from conftest import GOLDEN
 
 CASE = GOLDEN / "simple_net"
 

@@ -235,6 +235,9 @@ class ExponentialFamily(Distribution):
 
     def entropy(self):
         """-<eta, grad A(eta)> + A(eta) - E[carrier measure] (eager mode: needs gradients)."""
+        if not in_dynamic_mode():
+            raise NotImplementedError(f"{type(self).__name__}.entropy differentiates the log "
+                                      "normalizer on the tape: call it in eager mode")
         naturals = [p.detach() for p in self._natural_parameters]
         for p in naturals:
             p.stop_gradient = False

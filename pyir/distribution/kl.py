@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from .. import tensor as T
 from ..eager import grad as tape_grad
-from ._base import Distribution, ExponentialFamily, lbeta, register_kl, sum_rightmost, xlogy
+from ._base import (
+    Distribution,
+    ExponentialFamily,
+    in_dynamic_mode,
+    lbeta,
+    register_kl,
+    sum_rightmost,
+    xlogy,
+)
 from .continuous import Cauchy, Laplace, Normal, Uniform
 from .continuous_bernoulli import ContinuousBernoulli
 from .discrete import Bernoulli, Binomial, Categorical, Geometric, Poisson
@@ -150,6 +158,9 @@ def _kl_exponential_family(p, q):
     if type(p) is not type(q):
         raise NotImplementedError(f"kl_divergence: no formula for ({type(p).__name__}, "
                                   f"{type(q).__name__}); register one with register_kl")
+    if not in_dynamic_mode():
+        raise NotImplementedError("kl_divergence by Bregman divergence differentiates the log "
+                                  "normalizer on the tape: call it in eager mode")
     p_nat = [n.detach() for n in p._natural_parameters]
     q_nat = q._natural_parameters
     for n in p_nat:
