@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import pyir
-from pyir import fluid, framework
+import pyir.fluid as fluid
+from pyir import framework
 from pyir.errors import BuildError
 from pyir.executor import Executor
 

@@ -7,11 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from functional_check import numeric_grad, run_eager, run_static
 
 import pyir
 import pyir.nn.functional as F
 from pyir.errors import BuildError
+
+from functional_check import numeric_grad, run_eager, run_static
 
 X = np.random.default_rng(3).uniform(-3, 3, (3, 4)).astype(np.float32)
 X4 = np.random.default_rng(4).uniform(-2, 2, (2, 4, 3, 2)).astype(np.float32)
@@ -120,7 +121,7 @@ def test_prelu_all_and_channel_modes():
     one = np.array([0.25], np.float32)
     (out,), grads = run_eager(F.prelu, [X4, one], grad_of=(0, 1))
     assert grads[1].shape == (1,)
-    ref = lambda x, a: np.where(x > 0, x, x * a)
+    ref = lambda x, a: np.where(x > 0, x, x * a)  # noqa: E731
     np.testing.assert_allclose(grads[1], numeric_grad(ref, [X4, one], 1), rtol=1e-4)
     nhwc = np.transpose(X4, (0, 2, 3, 1))
     (out,), ops = run_static(lambda x, a: F.prelu(x, a, "NHWC"), [nhwc, alpha])

@@ -9,11 +9,12 @@ import math
 
 import numpy as np
 import pytest
-from functional_check import numeric_grad, run_eager, run_static
 
 import pyir
 import pyir.nn.functional as F
 from pyir.errors import BuildError
+
+from functional_check import numeric_grad, run_eager, run_static
 
 R = np.random.default_rng(31)
 X2 = R.uniform(-1, 1, (4, 3))
@@ -166,7 +167,7 @@ CASES = [
                                    for j in range(3)], -1) for i in range(2)], -2),
      "pool2d", {"adaptive": True}),
     ("cosine_similarity", F.cosine_similarity, [X4, R.uniform(-1, 1, (2, 3, 4, 5))],
-     lambda a, b: (a * b).sum(1) / np.sqrt((a * a).sum(1) * (b * b).sum(1)), "elementwise_div",
+     lambda a, b: (a * b).sum(1) / np.sqrt(((a * a).sum(1) * (b * b).sum(1))), "elementwise_div",
      {}),
     ("cosine_similarity_broadcast", lambda a, b: F.cosine_similarity(a, b, axis=-1),
      [X2, R.uniform(-1, 1, (1, 3))],
@@ -198,8 +199,8 @@ def _unfold_ref(x):
 
 def _fold_unfold_ref(x):
     counts = np.zeros((4, 5))
-    for i in range(4 + 2 - 2 + 1):
-        for j in range(5 - 2 + 1):
+    for i in range(0, 4 + 2 - 2 + 1):
+        for j in range(0, 5 - 2 + 1):
             counts[max(i - 1, 0):min(i + 1, 4), j:j + 2] += 1
     return x * counts
 

@@ -7,11 +7,12 @@ import math
 
 import numpy as np
 import pytest
-from functional_check import numeric_grad, run_eager, run_static
 
 import pyir
 import pyir.nn.functional as F
 from pyir.errors import BuildError
+
+from functional_check import numeric_grad, run_eager, run_static
 
 R = np.random.default_rng(11)
 A = R.uniform(-2, 2, (4, 3))
@@ -255,7 +256,7 @@ def test_pdist_and_pairwise_distance():
     want = [np.linalg.norm(x[i] - x[j]) for i in range(4) for j in range(i + 1, 4)]
     np.testing.assert_allclose(out, want, rtol=1e-5)
     (out,), grads = run_eager(F.pdist, [x], grad_of=(0,))
-    ref = lambda v: np.array([np.linalg.norm(v[i] - v[j]) for i in range(4)
+    ref = lambda v: np.array([np.linalg.norm(v[i] - v[j]) for i in range(4)  # noqa: E731
                               for j in range(i + 1, 4)])
     np.testing.assert_allclose(grads[0], numeric_grad(ref, [x], 0), rtol=1e-5)
     (out,), ops = run_static(lambda a, b: F.pairwise_distance(a, b, 3.0, keepdim=True),
@@ -312,10 +313,10 @@ def _arcface(x, y, m1=1.0, m2=0.5, m3=0.0, s=64.0):
 def test_margin_cross_entropy_one_process():
     x = R.uniform(-0.9, 0.9, (4, 6))
     y = np.array([1, 0, 5, 3])
-    call = lambda a, b: F.margin_cross_entropy(a, b, 0.9, 0.3, 0.1, 4.0)
+    call = lambda a, b: F.margin_cross_entropy(a, b, 0.9, 0.3, 0.1, 4.0)  # noqa: E731
     (out,), ops = run_static(call, [x.astype(np.float32), y])
     assert ops[0].type == "margin_cross_entropy" and ops[0].attr("scale") == 4.0
-    ref = lambda a, b: np.mean(_arcface(a, b, 0.9, 0.3, 0.1, 4.0))
+    ref = lambda a, b: np.mean(_arcface(a, b, 0.9, 0.3, 0.1, 4.0))  # noqa: E731
     np.testing.assert_allclose(out, ref(x, y), rtol=1e-5)
     (out,), (grad,) = run_eager(call, [x, y], grad_of=(0,))
     np.testing.assert_allclose(grad, numeric_grad(ref, [x, y], 0), rtol=1e-6, atol=1e-9)

@@ -7,11 +7,12 @@ import itertools
 
 import numpy as np
 import pytest
-from functional_check import numeric_grad, run_eager, run_static
 
 import pyir
 import pyir.nn.functional as F
 from pyir.errors import BuildError
+
+from functional_check import numeric_grad, run_eager, run_static
 
 
 def _log_softmax(x, axis=-1):
@@ -64,7 +65,7 @@ def test_ctc_loss_matches_brute_force_and_paddle():
 
 def test_ctc_loss_gradient_and_zero_infinity():
     logits = LOGITS.astype(np.float64)
-    ref = lambda x: ctc_brute(x, LABELS, T_LENS, L_LENS).sum()
+    ref = lambda x: ctc_brute(x, LABELS, T_LENS, L_LENS).sum()  # noqa: E731
     (_,), (grad,) = run_eager(lambda a, b, c, d: F.ctc_loss(a, b, c, d, reduction="sum"),
                               [logits, LABELS, T_LENS, L_LENS], grad_of=(0,))
     np.testing.assert_allclose(grad, numeric_grad(lambda x, *_: ref(x), [logits], 0),
@@ -101,7 +102,7 @@ def test_hsigmoid_loss_matches_numpy_and_paddle():
     np.testing.assert_allclose(out, hsigmoid_ref(HX, HW, label[:, 0], 6, HB), rtol=1e-5)
     np.testing.assert_allclose(out, PADDLE_HSIGMOID, rtol=1e-6)
     args = [HX.astype(np.float64), label, HW.astype(np.float64), HB.astype(np.float64)]
-    ref = lambda x, y, w, b: hsigmoid_ref(x, w, y[:, 0], 6, b)
+    ref = lambda x, y, w, b: hsigmoid_ref(x, w, y[:, 0], 6, b)  # noqa: E731
     (_,), grads = run_eager(lambda x, y, w, b: F.hsigmoid_loss(x, y, 6, w, b), args,
                             grad_of=(0, 2, 3))
     for i, g in zip((0, 2, 3), grads):
@@ -159,7 +160,7 @@ def test_adaptive_log_softmax_with_loss():
     (out, loss), grads = run_eager(call, [x, y, head_w, head_b, *flat], grad_of=(0, 2))
     np.testing.assert_allclose(out, want, rtol=1e-9)
     np.testing.assert_allclose(loss, -want.mean(), rtol=1e-9)
-    ref = lambda xx, yy, hw, hb, *tw: _adaptive_ref(
+    ref = lambda xx, yy, hw, hb, *tw: _adaptive_ref(  # noqa: E731
         xx, yy, hw, [tw[0:2], tw[2:4]], cutoffs, hb)
     np.testing.assert_allclose(grads[0], numeric_grad(ref, [x, y, head_w, head_b, *flat], 0),
                                rtol=1e-6, atol=1e-9)

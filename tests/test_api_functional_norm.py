@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from functional_check import numeric_grad, run_eager, run_static
 
 import pyir
 import pyir.nn.functional as F
 from pyir.errors import BuildError
+
+from functional_check import numeric_grad, run_eager, run_static
 
 R = np.random.default_rng(21)
 X4 = R.uniform(-2, 2, (3, 4, 2, 3))
@@ -21,7 +22,7 @@ MEAN, VAR = R.uniform(-1, 1, 4), R.uniform(0.5, 2, 4)
 def _bn(x, mean, var, w, b, eps=1e-5, axis=1):
     shape = [1] * x.ndim
     shape[axis] = -1
-    r = lambda v: v.reshape(shape)
+    r = lambda v: v.reshape(shape)  # noqa: E731
     return (x - r(mean)) / np.sqrt(r(var) + eps) * r(w) + r(b)
 
 

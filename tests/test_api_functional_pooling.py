@@ -7,11 +7,12 @@ import itertools
 
 import numpy as np
 import pytest
-from functional_check import numeric_grad, run_eager, run_static
 
 import pyir
 import pyir.nn.functional as F
 from pyir.errors import BuildError
+
+from functional_check import numeric_grad, run_eager, run_static
 
 R = np.random.default_rng(8)
 
@@ -180,7 +181,7 @@ def test_adaptive_max_mask_and_gradient():
     (out, mask), _ = run_eager(lambda t: F.max_pool2d(t, 2, 2, 1, return_mask=True), [X2])
     (grad,), = run_eager(lambda t: F.max_pool2d(t, 2, 2, 1, return_mask=True)[0], [X2],
                          grad_of=(0,))[1:]
-    ref = lambda v: pool_ref(v, "max", (2, 2), (2, 2), [(1, 1)] * 2)
+    ref = lambda v: pool_ref(v, "max", (2, 2), (2, 2), [(1, 1)] * 2)  # noqa: E731
     np.testing.assert_allclose(out, ref(X2))
     np.testing.assert_allclose(grad, numeric_grad(ref, [X2], 0), atol=1e-8)
 

@@ -9,11 +9,12 @@ import math
 
 import numpy as np
 import pytest
-from functional_check import numeric_grad, run_eager, run_static
 
 import pyir
 import pyir.nn.functional as F
 from pyir.errors import BuildError
+
+from functional_check import numeric_grad, run_eager, run_static
 
 R = np.random.default_rng(41)
 
@@ -285,7 +286,7 @@ def test_flash_attn_qkvpacked_math_backend():
                                rtol=1e-5, atol=1e-6)
     assert weights.shape == (2, 4, 5, 5)
     np.testing.assert_allclose(weights.sum(-1), 1, rtol=1e-5)
-    ref = lambda t: attention_ref(t[:, :, :-2].reshape(2, 5, 4, 3), t[:, :, -2],
+    ref = lambda t: attention_ref(t[:, :, :-2].reshape(2, 5, 4, 3), t[:, :, -2],  # noqa: E731
                                   t[:, :, -1])
     (out,), (grad,) = run_eager(lambda t: F.flash_attn_qkvpacked(t)[0], [qkv], grad_of=(0,))
     np.testing.assert_allclose(out, ref(qkv), rtol=1e-9)

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from linalg_harness import check_both, check_grads, run_eager, static_ops
 
 import pyir
 from pyir.errors import BuildError
+
+from linalg_harness import check_both, check_grads, run_eager, static_ops
 
 R = np.random.default_rng(7)
 

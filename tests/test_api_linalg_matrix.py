@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from linalg_harness import check_both, check_grads, run_eager, run_static, static_ops
 
 import pyir
 from pyir import framework
 from pyir.errors import BuildError
 from pyir.executor import Executor
+
+from linalg_harness import check_both, check_grads, run_eager, run_static, static_ops
 
 R = np.random.default_rng(5)
 L = pyir.linalg

@@ -7,11 +7,12 @@ import itertools
 
 import numpy as np
 import pytest
-from linalg_harness import check_both, check_grads, run_eager, static_ops
 
 import pyir
 from pyir.errors import BuildError, PyirError
 from pyir.unsupported import UnsupportedError
+
+from linalg_harness import check_both, check_grads, run_eager, static_ops
 
 R = np.random.default_rng(3)
 X = R.uniform(-1, 1, (3, 4)).astype(np.float32)

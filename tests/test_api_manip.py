@@ -5,7 +5,8 @@ and compared with numpy), run eagerly (compared with numpy) and differentiated e
 
 import numpy as np
 import pytest
-from helpers_api_manip import as_list, assert_values, check_eager_grad, eager_run, static_run
+from helpers_api_manip import (as_list, assert_values, check_eager_grad, eager_run,
+                               static_run)
 
 import pyir
 

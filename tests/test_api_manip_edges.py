@@ -18,7 +18,7 @@ def _ops():
 
 
 def test_reshape_with_tensors_in_the_shape():
-    build = lambda x: pyir.reshape(x, [4, pyir.full([1], 6, "int32")])
+    build = lambda x: pyir.reshape(x, [4, pyir.full([1], 6, "int32")])  # noqa: E731
     _, values, ops = static_run(build, {"x": X})
     assert ops == ["fill_constant", "fill_constant", "reshape2"]
     op = _ops()[-1]
@@ -27,7 +27,7 @@ def test_reshape_with_tensors_in_the_shape():
     np.testing.assert_array_equal(values[0], X.reshape(4, 6))
     (out,), _ = eager_run(build, {"x": X})
     np.testing.assert_array_equal(out.numpy(), X.reshape(4, 6))
-    whole = lambda x: pyir.reshape(x, pyir.assign(np.array([6, 4], "int32")))
+    whole = lambda x: pyir.reshape(x, pyir.assign(np.array([6, 4], "int32")))  # noqa: E731
     _, values, ops = static_run(whole, {"x": X})
     assert ops == ["assign_value", "reshape2"] and _ops()[-1].attrs["shape"] == []
     assert _ops()[-1].input("Shape") == [_ops()[0].output("Out")[0]]
@@ -67,12 +67,12 @@ def test_tensor_arguments_become_paddles_tensor_inputs(build, slot, reference):
 
 
 def test_slice_with_tensor_bounds_writes_paddles_infer_flags():
-    whole = lambda x: pyir.slice(x, [2], pyir.assign(np.array([1], "int32")), [3])
+    whole = lambda x: pyir.slice(x, [2], pyir.assign(np.array([1], "int32")), [3])  # noqa
     outs, _, _ = static_run(whole, {"x": X})
     op = _ops()[-1]
     assert op.attrs["infer_flags"] == [-1] and op.attrs.get("starts", []) == []
     assert op.attrs["ends"] == [3] and outs[0].shape == (2, 3, -1)
-    mixed = lambda x: pyir.slice(x, [1, 2], [pyir.full([1], 1, "int64"), 0], [3, 2])
+    mixed = lambda x: pyir.slice(x, [1, 2], [pyir.full([1], 1, "int64"), 0], [3, 2])  # noqa
     outs, _, _ = static_run(mixed, {"x": X})
     op = _ops()[-1]
     assert op.attrs["infer_flags"] == [-1, 1] and op.attrs["starts"] == [-1, 0]
@@ -85,7 +85,7 @@ def test_static_in_place_variants():
     np.testing.assert_array_equal(values[0], X.reshape(6, 4))
     _, values, ops = static_run(lambda x: pyir.cast_(x, "int32"), {"x": X})
     assert ops == ["cast"]
-    build = lambda x: (lambda y: (pyir.scatter_(y, pyir.assign(np.array([1])),
+    build = lambda x: (lambda y: (pyir.scatter_(y, pyir.assign(np.array([1])),  # noqa: E731
                                                 pyir.zeros([1, 3, 4], "float64")), y)[1])(x * 1.0)
     _, values, ops = static_run(build, {"x": X})
     assert ops == ["scale", "assign_value", "fill_constant", "scatter", "assign"]

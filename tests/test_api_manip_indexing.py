@@ -79,7 +79,7 @@ def test_eager_read_matches_numpy_and_differentiates(index):
 
 
 def test_tensor_indices_static_and_eager():
-    build = lambda x, i, j: x[i, :, j]
+    build = lambda x, i, j: x[i, :, j]  # noqa: E731
     arrays = {"x": X, "i": IDX, "j": np.array([4, 0, 1])}
     _, values, ops = static_run(build, arrays)
     assert ops == ["transpose2", "broadcast_tensors", "stack", "gather_nd"]

@@ -78,8 +78,8 @@ def test_tensordot(axes):
                                                   (3, 2, 5) if axes == [[1], [0]] else
                                                   (4, 2, 5) if axes != 0 else (2,))
     arrays = {"x": x, "y": y}
-    build = lambda x, y: pyir.tensordot(x, y, axes)
-    reference = lambda x, y: np.tensordot(x, y, axes)
+    build = lambda x, y: pyir.tensordot(x, y, axes)  # noqa: E731
+    reference = lambda x, y: np.tensordot(x, y, axes)  # noqa: E731
     _, values, ops = static_run(build, arrays)
     assert "matmul_v2" in ops
     np.testing.assert_allclose(values[0], reference(x, y), rtol=1e-10)

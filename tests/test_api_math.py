@@ -8,11 +8,12 @@ import math
 
 import numpy as np
 import pytest
-from test_api_math_common import eager_grad, eager_run, numeric_grad, static_run, uniform
 
 import pyir
 from pyir import framework
 from pyir.errors import BuildError
+
+from test_api_math_common import eager_grad, eager_run, numeric_grad, static_run, uniform
 
 _erf = np.vectorize(math.erf)
 _lgamma = np.vectorize(math.lgamma)

@@ -8,11 +8,12 @@ import math
 
 import numpy as np
 import pytest
-from test_api_math_common import eager_run, numeric_grad, static_run, uniform
 
 import pyir
 from pyir import framework
 from pyir.errors import BuildError
+
+from test_api_math_common import eager_run, numeric_grad, static_run, uniform
 
 POS = (0.5, 2.0)
 # (function, emitted op types (constants left out), numpy reference, x range, y range, grads)

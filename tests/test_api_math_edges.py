@@ -8,11 +8,12 @@ import warnings
 
 import numpy as np
 import pytest
-from test_api_math_common import eager_run, static_run
 
 import pyir
 from pyir import framework
 from pyir.errors import BuildError
+
+from test_api_math_common import eager_run, static_run
 
 
 @pytest.mark.parametrize("name, axis", [("sum", None), ("sum", 0), ("sum", -1),
@@ -195,10 +196,9 @@ STATIC_GRAD_CASES = [
                          ids=[c[0] for c in STATIC_GRAD_CASES])
 def test_static_backward_matches_the_eager_tape(build, domain):
     """The program's backward (grad ops from each op's rule) equals the eager gradient."""
-    from test_api_math_common import eager_grad, uniform
-
     from pyir.backward import gradients
     from pyir.executor import Executor
+    from test_api_math_common import eager_grad, uniform
     data = uniform((3, 5), *domain, seed=21)
     x = pyir.static.data("x", [3, 5], "float64")
     x.stop_gradient = False

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_api_math_common import eager_run, static_run
 
 import pyir
 from pyir import framework
 from pyir.errors import BuildError
+
+from test_api_math_common import eager_run, static_run
 
 A = np.array([[1.0, 2.0, 3.0], [3.0, 2.0, 1.0]], np.float32)
 B = np.array([2.0, 2.0, 2.0], np.float32)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_api_math_common import eager_grad, eager_run, numeric_grad, static_run, uniform
 
 import pyir
 from pyir import framework
 from pyir.errors import BuildError
+
+from test_api_math_common import eager_grad, eager_run, numeric_grad, static_run, uniform
 
 X = uniform((2, 3, 4), seed=11)
 AXES = [None, 1, -1, [0, 2], (0, -2), [0, 1, 2]]

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from linalg_harness import check_both, check_grads, run_eager, run_static, static_ops
 
 import pyir
 from pyir.errors import BuildError
+
+from linalg_harness import check_both, check_grads, run_eager, run_static, static_ops
 
 R = np.random.default_rng(11)
 X = R.uniform(-1, 1, (3, 4)).astype(np.float32)
@@ -311,5 +312,5 @@ def test_stable_sort_keeps_index_order_of_ties_as_paddle():
     stable=False order of ties is unspecified; pyir is always stable)."""
     ties = np.random.default_rng(5).integers(0, 4, (3, 40)).astype(np.float32)
     for descending in (False, True):
-        fn = lambda x, d=descending: pyir.argsort(x, descending=d, stable=True)
+        fn = lambda x, d=descending: pyir.argsort(x, descending=d, stable=True)  # noqa: E731
         check_both(fn, [ties], lambda x, d=descending: _stable(x, -1, d))

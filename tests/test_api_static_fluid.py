@@ -4,14 +4,14 @@ base.backward.append_backward, pir_utils), and the small fluid modules."""
 
 import numpy as np
 import pytest
-from pyir.base.backward import append_backward
 
 import pyir as paddle
 from pyir import base, fluid
 from pyir.base import compiler, core
-from pyir.errors import PyirError
+from pyir.base.backward import append_backward
 from pyir.pir_utils import test_with_pir_api
 from pyir.unsupported import UnsupportedError
+from pyir.errors import PyirError
 
 
 def tanh_grad(y, dy):

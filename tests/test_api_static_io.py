@@ -249,5 +249,6 @@ def test_save_vars_with_a_predicate_and_load_vars_errors(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["fc_0.w_0", "fc_1.w_0"]
     with pytest.raises(FormatError, match="no file for variable 'batch_norm_0.b_0'"):
         S.load_vars(exe, str(tmp_path), main)
-    with pytest.raises(PyirError, match="no value in the scope"), S.scope_guard(S.Scope()):
-        S.save_vars(exe, str(tmp_path / "x"), main)
+    with pytest.raises(PyirError, match="no value in the scope"):
+        with S.scope_guard(S.Scope()):
+            S.save_vars(exe, str(tmp_path / "x"), main)

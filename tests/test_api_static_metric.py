@@ -90,8 +90,9 @@ def test_auc_paddle_values():
     ({"slide_steps": -1}, "slide_steps"),
 ])
 def test_auc_refusals(kwargs, match):
-    with S.program_guard(S.Program(), S.Program()), pytest.raises(BuildError, match=match):
-        S.auc(S.data("x", [-1, 2]), S.data("l", [-1, 1], "int64"), **kwargs)
+    with S.program_guard(S.Program(), S.Program()):
+        with pytest.raises(BuildError, match=match):
+            S.auc(S.data("x", [-1, 2]), S.data("l", [-1, 1], "int64"), **kwargs)
 
 
 def test_auc_refuses_scores_outside_unit_interval():

@@ -418,8 +418,9 @@ def test_row_conv_refuses_lod_input():
      "static Variable"),
 ])
 def test_layer_refusals(call, match):
-    with S.program_guard(S.Program(), S.Program()), pytest.raises(BuildError, match=match):
-        call()
+    with S.program_guard(S.Program(), S.Program()):
+        with pytest.raises(BuildError, match=match):
+            call()
 
 
 def test_distributed_embedding_is_refused():

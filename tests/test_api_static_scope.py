@@ -154,8 +154,9 @@ def test_create_global_var_fills_in_the_startup_program():
     exe.run(start)
     np.testing.assert_array_equal(np.array(S.global_scope().find_var("step").get_tensor()),
                                   np.array([7], "int64"))
-    with pytest.raises(BuildError, match="already exists"), S.program_guard(main, start):
-        S.create_global_var([1], 0, "int64", name="step")
+    with pytest.raises(BuildError, match="already exists"):
+        with S.program_guard(main, start):
+            S.create_global_var([1], 0, "int64", name="step")
     with pytest.raises(BuildError, match="fully known"):
         S.create_global_var([-1, 2], 0, "float32")
 
@@ -207,8 +208,9 @@ def test_print_phase_and_first_n(capsys):
         exe.run(main, feed={"x": np.zeros(2, "float32")})
     text = capsys.readouterr().out
     assert text.count("message: once") == 1 and "never" not in text
-    with pytest.raises(BuildError, match="print_phase"), S.program_guard(main, S.Program()):
-        S.Print(x, print_phase="sideways")
+    with pytest.raises(BuildError, match="print_phase"):
+        with S.program_guard(main, S.Program()):
+            S.Print(x, print_phase="sideways")
 
 
 def test_accuracy_matches_paddle_and_numpy():
@@ -230,8 +232,9 @@ def test_accuracy_matches_paddle_and_numpy():
     assert correct.dtype == np.int32 and (int(correct), int(total)) == (1, 3)
     top2 = np.argsort(-scores, axis=1)[:, :2]
     assert got == np.float32(np.mean([labels[i, 0] in top2[i] for i in range(3)]))
-    with pytest.raises(BuildError, match="positive int"), S.program_guard(main, S.Program()):
-        S.accuracy(x, label, k=0)
+    with pytest.raises(BuildError, match="positive int"):
+        with S.program_guard(main, S.Program()):
+            S.accuracy(x, label, k=0)
 
 
 def test_places_and_left_out_names():

@@ -6,10 +6,8 @@ from __future__ import annotations
 import importlib.util
 import json
 
-import gradfuncs
 import numpy as np
 import pytest
-from conftest import GOLDEN
 
 import pyir
 from pyir.backward import append_backward, gradients, strip_grad_suffix
@@ -19,6 +17,10 @@ from pyir.executor import Executor, Scope
 from pyir.gradcheck import check_program_gradients
 from pyir.serialize import load_program
 from pyir.static import Program, program_guard
+
+from conftest import GOLDEN
+
+import gradfuncs
 
 
 def _ops(program):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 import textwrap
 
-import helpers_callables as hc
 import numpy as np
 import pytest
 
+import helpers_callables as hc
 import pyir
 from pyir import callables, static
 from pyir.errors import CallableError, Where
@@ -137,7 +137,7 @@ def test_import_error_inside_module_is_reported(tmp_path, fresh_module_name):
 
 
 def test_local_reference_of_this_process_resolves_others_are_refused():
-    fn = lambda x: x
+    fn = lambda x: x  # noqa: E731
     ref = callables.reference_for(fn)
     assert ref.startswith("test_callables:test_local_reference") and "<lambda>#local-" in ref
     assert callables.resolve(ref) is fn

@@ -3,12 +3,13 @@
 import pathlib
 
 import pytest
-from conftest import GOLDEN, assert_one_line_error, cli
 
 from pyir.checker import check_program
 from pyir.errors import CheckError
 from pyir.framework import Program
 from pyir.registry import AttrType
+
+from conftest import GOLDEN, assert_one_line_error, cli
 
 
 def _program(*ops, declare=("x", "y")) -> Program:

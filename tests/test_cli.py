@@ -16,11 +16,11 @@ import textwrap
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import assert_one_line_error, cli
 from pyir.cli import main as cli_main
 from pyir.cli.main import main
 
 import pyir
+from conftest import assert_one_line_error, cli
 
 TWO_INPUTS = """
     import pyir as paddle

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 
-import gradfuncs
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN, ROOT
-from pyir.cli.main import main
 
 import pyir
+from pyir.cli.main import main
 from pyir.executor import Executor, Scope
 from pyir.files import load_model, save_model
 from pyir.plan import io_targets
 from pyir.static import Program, program_guard
+
+from conftest import GOLDEN, ROOT
+
+import gradfuncs
 
 MLP = GOLDEN / "mlp_grad"
 TESTS = str(ROOT / "tests")

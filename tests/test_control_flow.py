@@ -205,7 +205,7 @@ def test_refusals_name_the_problem():
         while_loop(lambda a, b: a < 1, lambda a, b: [a + 1], [pyir.to_tensor(0),
                                                                 pyir.to_tensor(0)])
     with pytest.raises(BuildError, match="non-empty list"):
-        while_loop(lambda: True, list, [])
+        while_loop(lambda: True, lambda: [], [])
     with pytest.raises(BuildError, match="cond must return a bool Variable"):
         _build(lambda x, p: while_loop(lambda v: v, lambda v: [v], [x]), feeds)
     with pytest.raises(BuildError, match="key 1 appears more than once"):

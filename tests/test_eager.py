@@ -7,13 +7,14 @@ import runpy
 
 import numpy as np
 import pytest
-from conftest import ROOT
 
 import pyir
 from pyir import framework
 from pyir.autograd import PyLayer
 from pyir.eager import run_op
 from pyir.errors import GradError, KernelError, PyirError
+
+from conftest import ROOT
 
 
 @pytest.fixture(autouse=True)

@@ -10,10 +10,10 @@ import zipfile
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from pyir.cli.main import main
 
 import pyir
 from pyir import files
+from pyir.cli.main import main
 from pyir.errors import BuildError, FeedError, PyirError
 
 SAMPLES = pathlib.Path(__file__).resolve().parent.parent / "samples"

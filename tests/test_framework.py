@@ -21,8 +21,9 @@ def test_program_guard_switches_and_restores_default_programs():
 
 
 def test_program_guard_rejects_non_programs():
-    with pytest.raises(BuildError, match="expects a Program"), program_guard("main"):
-        pass
+    with pytest.raises(BuildError, match="expects a Program"):
+        with program_guard("main"):
+            pass
 
 
 def test_unique_names_count_per_key_and_guard_restarts_them():

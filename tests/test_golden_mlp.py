@@ -6,11 +6,12 @@ compared with Paddle's file and Paddle's loss.
 """
 
 import numpy as np
-from conftest import GOLDEN
 
 import pyir
 from pyir.executor import Executor
 from pyir.serialize import load_program
+
+from conftest import GOLDEN
 
 CASE = GOLDEN / "simple_net"
 

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 from click.testing import CliRunner
-from pyir.cli.main import main
 
 from pyir import registry
+from pyir.cli.main import main
 from pyir.framework import Program
 from pyir.registry import AttrType
 from pyir.serialize import load_program

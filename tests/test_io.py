@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 from pyir import files as pio
+from pyir.files.inference import _NO_EXTRA_ATTRS
 from pyir import static
 from pyir._proto import framework_pb2 as pb
 from pyir.builder import emit
 from pyir.errors import FormatError, PyirError
 from pyir.executor import Scope, global_scope
-from pyir.files import read_params, write_params
-from pyir.files.inference import _NO_EXTRA_ATTRS
 from pyir.framework import FEED_MINIBATCH, FETCH_LIST
+from pyir.files import read_params, write_params
 from pyir.serialize import load_program
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "paddle_golden"

@@ -7,8 +7,8 @@ import struct
 import numpy as np
 import pytest
 
-from pyir.errors import FormatError
 from pyir.files import params
+from pyir.errors import FormatError
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "paddle_golden"
 
@@ -51,7 +51,7 @@ def test_two_level_lod_example():
     rec = params.TensorRecord(np.arange(10, dtype=np.float32).reshape(5, 2),
                               lod=[[0, 1, 3], [0, 2, 3, 5]])
     data = params.encode_record(rec)
-    u64 = lambda *v: struct.pack(f"<{len(v)}Q", *v)
+    u64 = lambda *v: struct.pack(f"<{len(v)}Q", *v)  # noqa: E731
     expect = (b"\0\0\0\0" + u64(2) + u64(24) + u64(0, 1, 3) + u64(32) + u64(0, 2, 3, 5)
               + b"\0\0\0\0" + struct.pack("<i", 6) + bytes.fromhex("080510051002")
               + rec.array.tobytes())

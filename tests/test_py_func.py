@@ -6,11 +6,11 @@ methods defined here show what works in process but cannot be saved.
 
 from __future__ import annotations
 
-import helpers_callables as hc
 import numpy as np
 import pytest
-from conftest import GOLDEN
 
+import helpers_callables as hc
+from conftest import GOLDEN
 import pyir
 from pyir import registry, static
 from pyir.callables import ShapeWarning

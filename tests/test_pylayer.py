@@ -7,7 +7,6 @@ import runpy
 
 import numpy as np
 import pytest
-from conftest import GOLDEN, ROOT
 
 import pyir
 from pyir.autograd import PyLayer
@@ -15,6 +14,8 @@ from pyir.errors import BuildError, GradError, KernelError
 from pyir.executor import Executor, Scope
 from pyir.framework import STEP_SCOPES, Program, program_guard
 from pyir.serialize import load_program
+
+from conftest import GOLDEN, ROOT
 
 CASE = GOLDEN / "pylayer_grad"
 static_pylayer = pyir.static.nn.static_pylayer

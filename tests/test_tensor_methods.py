@@ -174,7 +174,7 @@ def test_accelerator_places_run_on_the_cpu_with_one_warning(monkeypatch):
 
 
 def test_batch_groups_samples_and_keeps_or_drops_the_rest():
-    reader = lambda: iter(range(7))
+    reader = lambda: iter(range(7))  # noqa: E731
     assert list(pyir.batch(reader, 3)()) == [[0, 1, 2], [3, 4, 5], [6]]
     assert list(pyir.batch(reader, 3, drop_last=True)()) == [[0, 1, 2], [3, 4, 5]]
     assert list(pyir.batch(lambda: iter([]), 2)()) == []

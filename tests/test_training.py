@@ -9,18 +9,20 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT
 
 import pyir
 from pyir.executor import Executor, Scope
-from pyir.files import load_model, save_training_program
+from pyir.files import load_model
 from pyir.static import Program, program_guard
+from pyir.files import save_training_program
 from pyir.training import batches, find_loss, run_steps
+
+from conftest import ROOT
 
 SAMPLES = ROOT / "samples"
 sys.path.insert(0, str(SAMPLES))
 
-import train_seed003
+import train_seed003  # noqa: E402
 
 
 def test_sgd_updates_the_parameter_in_place():

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import paddle
+
 from cases import CASES, GRAD_CASES, grad_weights, unpack
 
 rng = np.random.default_rng(1)
