@@ -164,27 +164,34 @@ class Distribution:
 
     @property
     def batch_shape(self) -> tuple:
+        """The shape of the independent parameter sets."""
         return self._batch_shape
 
     @property
     def event_shape(self) -> tuple:
+        """The shape of one draw."""
         return self._event_shape
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         raise NotImplementedError(f"{type(self).__name__} has no mean")
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         raise NotImplementedError(f"{type(self).__name__} has no variance")
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         raise NotImplementedError(f"{type(self).__name__}.sample is not implemented")
 
     def rsample(self, shape: Sequence[int] = ()):
+        """Reparameterized samples of shape `shape + batch_shape + event_shape`."""
         raise NotImplementedError(f"{type(self).__name__}.rsample is not implemented")
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         raise NotImplementedError(f"{type(self).__name__}.entropy is not implemented")
 
     def kl_divergence(self, other):
@@ -192,6 +199,7 @@ class Distribution:
         return kl_divergence(self, other)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         raise NotImplementedError(f"{type(self).__name__}.log_prob is not implemented")
 
     def prob(self, value):

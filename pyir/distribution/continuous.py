@@ -44,6 +44,7 @@ class _LocScale(Distribution):
 
     @property
     def stddev(self):
+        """Standard deviation."""
         return T.sqrt(self.variance)
 
 
@@ -61,10 +62,12 @@ class Normal(_LocScale):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.loc + T.zeros_like(self.scale)
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return self.scale ** 2.0 + T.zeros_like(self.loc)
 
     def sample(self, shape: Sequence[int] = (), seed: int = 0):
@@ -80,13 +83,16 @@ class Normal(_LocScale):
         return self.loc + noise * self.scale
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return 0.5 + 0.5 * LOG_2PI + T.log(self.scale) + T.zeros_like(self.loc)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         z = self._standard(value)
         return -0.5 * z * z - T.log(self.scale) - 0.5 * LOG_2PI
 
     def probs(self, value):
+        """Density (or mass) at value (the older spelling of prob)."""
         return T.exp(self.log_prob(value))
 
 
@@ -104,10 +110,12 @@ class Uniform(_LocScale):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return (self.low + self.high) / 2.0
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return (self.high - self.low) ** 2.0 / 12.0
 
     def sample(self, shape: Sequence[int] = (), seed: int = 0):
@@ -115,25 +123,30 @@ class Uniform(_LocScale):
         return stop(self._rsample(sample_shape(shape, "Uniform.sample"), seed))
 
     def rsample(self, shape: Sequence[int] = ()):
+        """Reparameterized samples of shape `shape + batch_shape + event_shape`."""
         return self._rsample(sample_shape(shape, "Uniform.rsample"), 0)
 
     def _rsample(self, shape, seed):
         return self.low + self._uniform(shape, seed=seed) * (self.high - self.low)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.low)
         inside = T.cast(self.low < value, self.dtype) * T.cast(value < self.high, self.dtype)
         return T.log(inside) - T.log(self.high - self.low)
 
     def probs(self, value):
+        """Density (or mass) at value (the older spelling of prob)."""
         value = like(value, self.low)
         inside = T.cast(self.low < value, self.dtype) * T.cast(value < self.high, self.dtype)
         return inside / (self.high - self.low)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return self.probs(value)
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return T.log(self.high - self.low)
 
 
@@ -146,17 +159,21 @@ class Cauchy(_LocScale):
 
     @property
     def mean(self):
+        """Refused: a Cauchy distribution has no mean."""
         raise ValueError("Cauchy distribution has no mean.")
 
     @property
     def variance(self):
+        """Refused: a Cauchy distribution has no variance."""
         raise ValueError("Cauchy distribution has no variance.")
 
     @property
     def stddev(self):
+        """Refused: a Cauchy distribution has no stddev."""
         raise ValueError("Cauchy distribution has no stddev.")
 
     def sample(self, shape: Sequence[int] = (), name: str | None = None):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         return stop(self.rsample(shape))
 
     def rsample(self, shape: Sequence[int] = (), name: str | None = None):
@@ -165,16 +182,20 @@ class Cauchy(_LocScale):
         return self.loc + self.scale * T.tan(math.pi * (u - 0.5))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         z = self._standard(value)
         return -math.log(math.pi) - T.log(self.scale) - T.log1p(z * z)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def cdf(self, value):
+        """Cumulative distribution function at value."""
         return T.atan(self._standard(value)) / math.pi + 0.5
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return math.log(4.0 * math.pi) + T.log(self.scale) + T.zeros_like(self.loc)
 
 
@@ -190,14 +211,17 @@ class Laplace(_LocScale):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.loc + T.zeros_like(self.scale)
 
     @property
     def stddev(self):
+        """Standard deviation."""
         return math.sqrt(2.0) * self.scale + T.zeros_like(self.loc)
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return 2.0 * self.scale ** 2.0 + T.zeros_like(self.loc)
 
     def rsample(self, shape: Sequence[int] = ()):
@@ -207,16 +231,20 @@ class Laplace(_LocScale):
         return self.loc - self.scale * T.sign(u) * T.log1p(-T.abs(u))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         return -T.log(2.0 * self.scale) - T.abs(self._standard(value))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return 1.0 + T.log(2.0 * self.scale) + T.zeros_like(self.loc)
 
     def cdf(self, value):
+        """Cumulative distribution function at value."""
         z = self._standard(value)
         return 0.5 - 0.5 * T.sign(z) * T.expm1(-T.abs(z))
 
     def icdf(self, value):
+        """Inverse cumulative distribution function at value."""
         centred = like(value, self.loc) - 0.5
         return self.loc - self.scale * T.sign(centred) * T.log1p(-2.0 * T.abs(centred))
 
@@ -241,10 +269,12 @@ class Gumbel(_LocScale, TransformedDistribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.loc + self.scale * EULER_GAMMA
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return (math.pi ** 2 / 6.0) * self.scale ** 2.0 + T.zeros_like(self.loc)
 
     def rsample(self, shape: Sequence[int] = ()):
@@ -254,11 +284,14 @@ class Gumbel(_LocScale, TransformedDistribution):
         return self.loc - self.scale * T.log(-T.log(u))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         z = self._standard(value)
         return -(z + T.exp(-z)) - T.log(self.scale)
 
     def cdf(self, value):
+        """Cumulative distribution function at value."""
         return T.exp(-T.exp(-self._standard(value)))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return T.log(self.scale) + 1.0 + EULER_GAMMA + T.zeros_like(self.loc)

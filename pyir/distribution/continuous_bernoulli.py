@@ -45,6 +45,7 @@ class ContinuousBernoulli(Distribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         p = self._cut_probs()
         exact = p / (2.0 * p - 1.0) + 1.0 / (2.0 * self._tanh_inverse(p))
         x = self.probs - 0.5
@@ -53,6 +54,7 @@ class ContinuousBernoulli(Distribution):
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         p = self._cut_probs()
         exact = (p * (p - 1.0) / (1.0 - 2.0 * p) ** 2.0
                  + 1.0 / (2.0 * self._tanh_inverse(p)) ** 2.0)
@@ -61,6 +63,7 @@ class ContinuousBernoulli(Distribution):
         return T.where(self._outside(), exact, taylor)
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         return stop(self.rsample(shape))
 
     def rsample(self, shape: Sequence[int] = ()):
@@ -69,19 +72,23 @@ class ContinuousBernoulli(Distribution):
         return self.icdf(T.uniform(shape, dtype=self.dtype, min=0.0, max=1.0))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.probs)
         return (value * T.log(self.probs) + (1.0 - value) * T.log1p(-self.probs)
                 + self._log_constant())
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         log_p0 = T.log1p(-self.probs)
         log_p1 = T.log(self.probs)
         return -self._log_constant() - self.mean * (log_p1 - log_p0) - log_p0
 
     def cdf(self, value):
+        """Cumulative distribution function at value."""
         value = like(value, self.probs)
         p = self._cut_probs()
         exact = ((T.pow(p, value) * T.pow(1.0 - p, 1.0 - value) + p - 1.0)
@@ -92,6 +99,7 @@ class ContinuousBernoulli(Distribution):
                           T.where(value >= 1.0, zeros + 1.0, inner))
 
     def icdf(self, value):
+        """Inverse cumulative distribution function at value."""
         value = like(value, self.probs)
         p = self._cut_probs()
         exact = ((T.log1p(-p + value * (2.0 * p - 1.0)) - T.log1p(-p))

@@ -42,10 +42,12 @@ class Bernoulli(ExponentialFamily):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.probs
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return self.probs * (1.0 - self.probs)
 
     def sample(self, shape: Sequence[int] = ()):
@@ -62,6 +64,7 @@ class Bernoulli(ExponentialFamily):
         return F.sigmoid((self.logits + noise) / temperature)
 
     def cdf(self, value):
+        """Cumulative distribution function at value."""
         value = like(value, self.probs)
         zeros = T.zeros_like(value + self.probs)
         ones = T.ones_like(zeros)
@@ -69,15 +72,18 @@ class Bernoulli(ExponentialFamily):
                           T.where(value < 1.0, zeros + 1.0 - self.probs, ones))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.probs)
         return -F.binary_cross_entropy_with_logits(self.logits + T.zeros_like(value),
                                                    value + T.zeros_like(self.logits),
                                                    reduction="none")
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         p = self.probs
         return -(xlogy(p, p) + xlogy(1.0 - p, 1.0 - p))
 
@@ -110,10 +116,12 @@ class Binomial(Distribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.total_count * self.probs
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return self.total_count * self.probs * (1.0 - self.probs)
 
     def sample(self, shape: Sequence[int] = ()):
@@ -124,12 +132,14 @@ class Binomial(Distribution):
         return stop(T.cast(draws, self.dtype))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.probs)
         n, p = self.total_count, self.probs
         return (T.lgamma(n + 1.0) - T.lgamma(value + 1.0) - T.lgamma(n - value + 1.0)
                 + xlogy(value, p) + xlogy(n - value, 1.0 - p))
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
@@ -162,29 +172,37 @@ class Geometric(Distribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return 1.0 / self.probs - 1.0
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return (1.0 / self.probs - 1.0) / self.probs
 
     @property
     def stddev(self):
+        """Standard deviation."""
         return T.sqrt(self.variance)
 
     def pmf(self, k):
+        """Probability mass at k."""
         return T.pow(1.0 - self.probs, like(k, self.probs)) * self.probs
 
     def log_pmf(self, k):
+        """Log probability mass at k."""
         return T.log(self.pmf(k))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         return self.log_pmf(value)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return self.pmf(value)
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         return stop(self.rsample(shape))
 
     def rsample(self, shape: Sequence[int] = ()):
@@ -195,10 +213,12 @@ class Geometric(Distribution):
         return T.floor(T.log(u) / T.log1p(-self.probs))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         p = self.probs
         return -(xlogy(1.0 - p, 1.0 - p) + p * T.log(p)) / p
 
     def cdf(self, k):
+        """Cumulative distribution function at value."""
         return 1.0 - T.pow(1.0 - self.probs, like(k, self.probs) + 1.0)
 
 
@@ -216,21 +236,26 @@ class Poisson(Distribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.rate
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return self.rate
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         shape = self._extend_shape(sample_shape(shape, "Poisson.sample"))
         return stop(T.poisson(T.expand(stop(self.rate * 1.0), shape)))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.rate)
         return xlogy(value, self.rate) - self.rate - T.lgamma(value + 1.0)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
@@ -275,6 +300,7 @@ class Categorical(Distribution):
         return T.reshape(picked, shape + list(self.batch_shape))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         log_p = self._log_softmax()
         return -T.sum(T.exp(log_p) * log_p, axis=-1)
 
@@ -291,9 +317,11 @@ class Categorical(Distribution):
         return T.take_along_axis(self._prob, value, -1)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return self.probs(value)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         return T.log(self.probs(value))
 
 
@@ -317,13 +345,16 @@ class Multinomial(Distribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.probs * float(self.total_count)
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return float(self.total_count) * self.probs * (1.0 - self.probs)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.probs)
         n = float(self.total_count)
         return (T.lgamma(T.full([], n + 1.0, self.dtype))
@@ -331,6 +362,7 @@ class Multinomial(Distribution):
                 + T.sum(xlogy(value, self.probs), axis=-1))
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def sample(self, shape: Sequence[int] = ()):

@@ -38,13 +38,16 @@ class Exponential(ExponentialFamily):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return 1.0 / self.rate
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return 1.0 / self.rate ** 2.0
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         return stop(self.rsample(shape))
 
     def rsample(self, shape: Sequence[int] = ()):
@@ -54,18 +57,23 @@ class Exponential(ExponentialFamily):
         return -T.log1p(-u) / self.rate
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         return T.log(self.rate) - self.rate * like(value, self.rate)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return self.rate * T.exp(-self.rate * like(value, self.rate))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return 1.0 - T.log(self.rate)
 
     def cdf(self, value):
+        """Cumulative distribution function at value."""
         return 1.0 - T.exp(-self.rate * like(value, self.rate))
 
     def icdf(self, value):
+        """Inverse cumulative distribution function at value."""
         return -T.log1p(-like(value, self.rate)) / self.rate
 
     @property
@@ -96,25 +104,31 @@ class Gamma(ExponentialFamily):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.concentration / self.rate
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return self.concentration / self.rate ** 2.0
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.rate)
         a, r = self.concentration, self.rate
         return a * T.log(r) + (a - 1.0) * T.log(value) - r * value - T.lgamma(a)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         a = self.concentration
         return a - T.log(self.rate) + T.lgamma(a) + (1.0 - a) * T.digamma(a)
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         return stop(self.rsample(shape))
 
     def rsample(self, shape: Sequence[int] = ()):
@@ -169,28 +183,34 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.concentration / self._total()
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         total = self._total()
         return self.concentration * (total - self.concentration) / (total ** 2.0 * (total + 1.0))
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         shape = self._extend_shape(sample_shape(shape, "Dirichlet.sample"))
         draws = T.standard_gamma(T.expand(stop(self.concentration * 1.0), shape))
         return draws / T.sum(draws, axis=-1, keepdim=True)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.concentration)
         a = self.concentration
         return (T.sum((a - 1.0) * T.log(value), axis=-1)
                 + T.lgamma(T.sum(a, axis=-1)) - T.sum(T.lgamma(a), axis=-1))
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         a = self.concentration
         total = T.sum(a, axis=-1)
         k = float(a.shape[-1])
@@ -225,26 +245,32 @@ class Beta(ExponentialFamily):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.alpha / (self.alpha + self.beta)
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         total = self.alpha + self.beta
         return self.alpha * self.beta / (total ** 2.0 * (total + 1.0))
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         value = like(value, self.alpha)
         return ((self.alpha - 1.0) * T.log(value) + (self.beta - 1.0) * T.log1p(-value)
                 - lbeta(self.alpha, self.beta))
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         draws = self._dirichlet.sample(sample_shape(shape, "Beta.sample"))
         return T.squeeze(T.slice(draws, [len(draws.shape) - 1], [0], [1]), axis=-1)
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return self._dirichlet.entropy()
 
     @property
@@ -281,11 +307,13 @@ class StudentT(Distribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         nan = T.full_like(self.loc, float("nan"))
         return T.where(self.df > 1.0, self.loc, nan)
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         df = self.df
         finite = self.scale ** 2.0 * df / T.where(df > 2.0, df - 2.0, T.ones_like(df))
         infinite = T.full_like(df, float("inf"))
@@ -300,12 +328,14 @@ class StudentT(Distribution):
         return stop(self.loc + self.scale * z * T.rsqrt(chi2 / self.df))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         half_df = self.df * 0.5
         half_up = (self.df + 1.0) * 0.5
         return (T.log(self.scale) + half_up * (T.digamma(half_up) - T.digamma(half_df))
                 + 0.5 * T.log(self.df) + lbeta(half_df, T.full_like(self.df, 0.5)))
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         z = (like(value, self.loc) - self.loc) / self.scale
         half_up = (self.df + 1.0) * 0.5
         return (T.lgamma(half_up) - T.lgamma(self.df * 0.5)
@@ -313,4 +343,5 @@ class StudentT(Distribution):
                 - half_up * T.log1p(z * z / self.df))
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))

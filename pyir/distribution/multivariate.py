@@ -73,21 +73,26 @@ class MultivariateNormal(Distribution):
 
     @property
     def covariance_matrix(self):
+        """scale_tril @ scale_tril^T."""
         return T.matmul(self.scale_tril, self.scale_tril, transpose_y=True)
 
     @property
     def precision_matrix(self):
+        """The inverse covariance."""
         return linalg.inv(self.covariance_matrix)
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self.loc
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return T.sum(self.scale_tril ** 2.0, axis=-1)
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         return stop(self.rsample(shape))
 
     def rsample(self, shape: Sequence[int] = ()):
@@ -100,6 +105,7 @@ class MultivariateNormal(Distribution):
         return T.sum(T.log(_diagonal(self.scale_tril)), axis=-1)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         diff = like(value, self.loc) - self.loc
         shape = list(diff.shape)
         lower = T.expand(self.scale_tril, shape + shape[-1:])
@@ -109,9 +115,11 @@ class MultivariateNormal(Distribution):
         return -0.5 * (k * LOG_2PI + mahalanobis) - self._half_log_det()
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         k = float(self.event_shape[0])
         return 0.5 * k * (1.0 + LOG_2PI) + self._half_log_det()
 
@@ -138,25 +146,32 @@ class Independent(Distribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return self._base.mean
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         return self._base.variance
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         return self._base.sample(shape)
 
     def rsample(self, shape: Sequence[int] = ()):
+        """Reparameterized samples of shape `shape + batch_shape + event_shape`."""
         return self._base.rsample(shape)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         return sum_rightmost(self._base.log_prob(value), self._reinterpreted_batch_rank)
 
     def prob(self, value):
+        """Density (or mass) at value."""
         return T.exp(self.log_prob(value))
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return sum_rightmost(self._base.entropy(), self._reinterpreted_batch_rank)
 
 
@@ -175,17 +190,21 @@ class LogNormal(TransformedDistribution):
 
     @property
     def mean(self):
+        """Mean, one value per batch element."""
         return T.exp(self.loc + self.scale ** 2.0 / 2.0)
 
     @property
     def variance(self):
+        """Variance, one value per batch element."""
         s2 = self.scale ** 2.0
         return T.expm1(s2) * T.exp(2.0 * self.loc + s2)
 
     def entropy(self):
+        """Entropy in nats, one value per batch element."""
         return self._base.entropy() + self.loc
 
     def probs(self, value):
+        """Density (or mass) at value (the older spelling of prob)."""
         return T.exp(self.log_prob(value))
 
 
@@ -266,6 +285,7 @@ class LKJCholesky(Distribution):
         return stop(draws)
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         d = self.dim
         value = like(value, self.concentration)
         diag = T.slice(_diagonal(value), [len(value.shape) - 2], [1], [d])

@@ -83,11 +83,13 @@ class Transform:
         return self._inverse_log_det_jacobian(y)
 
     def forward_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        """The shape of forward(x) for x of this shape."""
         if not isinstance(shape, Sequence):
             raise TypeError(f"forward_shape: expected a sequence of ints, got {shape!r}")
         return self._forward_shape(shape)
 
     def inverse_shape(self, shape: Sequence[int]) -> Sequence[int]:
+        """The shape of inverse(y) for y of this shape."""
         if not isinstance(shape, Sequence):
             raise TypeError(f"inverse_shape: expected a sequence of ints, got {shape!r}")
         return self._inverse_shape(shape)
@@ -247,10 +249,12 @@ class ReshapeTransform(Transform):
 
     @property
     def in_event_shape(self):
+        """The event shape taken in."""
         return self._in_event_shape
 
     @property
     def out_event_shape(self):
+        """The event shape given out."""
         return self._out_event_shape
 
     @property
@@ -310,10 +314,12 @@ class StackTransform(Transform):
 
     @property
     def transforms(self):
+        """The stacked transforms."""
         return self._transforms
 
     @property
     def axis(self):
+        """The axis the transforms are stacked on."""
         return self._axis
 
     def _is_injective(self) -> bool:
@@ -372,18 +378,21 @@ class TransformedDistribution(Distribution):
         super().__init__(out_shape[:cut], out_shape[cut:])
 
     def sample(self, shape: Sequence[int] = ()):
+        """Samples of shape `shape + batch_shape + event_shape`, without gradient."""
         x = self._base.sample(shape)
         for t in self._transforms:
             x = t.forward(x)
         return x
 
     def rsample(self, shape: Sequence[int] = ()):
+        """Reparameterized samples of shape `shape + batch_shape + event_shape`."""
         x = self._base.rsample(shape)
         for t in self._transforms:
             x = t.forward(x)
         return x
 
     def log_prob(self, value):
+        """Log density (or mass) at value."""
         log_prob = 0.0
         y = value
         rank = self._event_rank

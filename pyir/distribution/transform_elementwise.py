@@ -51,10 +51,12 @@ class AffineTransform(Transform):
 
     @property
     def loc(self):
+        """The shift."""
         return self._loc
 
     @property
     def scale(self):
+        """The scale."""
         return self._scale
 
     def _forward(self, x):
@@ -109,6 +111,7 @@ class PowerTransform(Transform):
 
     @property
     def power(self):
+        """The exponent."""
         return self._power
 
     def _forward(self, x):
