@@ -179,6 +179,14 @@ def test_register_kl_dispatches_to_the_most_specific_pair():
     assert got == pytest.approx(0.0)
 
 
+@pytest.mark.parametrize("make", [lambda: D.Normal(0.0, 1.0), lambda: D.Cauchy(0.0, 1.0),
+                                  lambda: D.Exponential(1.0), lambda: D.Gamma(1.0, 1.0),
+                                  lambda: D.Geometric(0.5)])
+def test_kl_divergence_methods_take_only_their_own_family(make):
+    with pytest.raises(TypeError, match="Expected type of other is"):
+        in_eager(lambda: make().kl_divergence(D.Laplace(0.0, 1.0)))
+
+
 def test_kl_refusals():
     with pytest.raises(TypeError, match="subclasses of Distribution"):
         D.register_kl(int, D.Normal)

@@ -151,6 +151,14 @@ def kl_divergence(p, q):
     return _KL_FORMULAS[pair](p, q)
 
 
+def same_family_kl(p, q, family: type):
+    """KL(p || q) for a method that, as in Paddle, takes only `family` for q."""
+    if not isinstance(q, family):
+        raise TypeError(f"Expected type of other is {family.__name__}, "
+                        f"but got {type(q).__name__}")
+    return kl_divergence(p, q)
+
+
 class Distribution:
     """Base class of probability distributions: batch/event shapes and the method set.
 

@@ -15,6 +15,7 @@ from ._base import (
     Distribution,
     broadcast_all,
     like,
+    same_family_kl,
     sample_shape,
     stop,
     tensors_or_numbers,
@@ -90,6 +91,10 @@ class Normal(_LocScale):
         """Log density (or mass) at value."""
         z = self._standard(value)
         return -0.5 * z * z - T.log(self.scale) - 0.5 * LOG_2PI
+
+    def kl_divergence(self, other):
+        """KL(self || other) for another Normal (TypeError for any other kind)."""
+        return same_family_kl(self, other, Normal)
 
     def probs(self, value):
         """Density (or mass) at value (the older spelling of prob)."""
@@ -193,6 +198,10 @@ class Cauchy(_LocScale):
     def cdf(self, value):
         """Cumulative distribution function at value."""
         return T.atan(self._standard(value)) / math.pi + 0.5
+
+    def kl_divergence(self, other):
+        """KL(self || other) for another Cauchy (TypeError for any other kind)."""
+        return same_family_kl(self, other, Cauchy)
 
     def entropy(self):
         """Entropy in nats, one value per batch element."""

@@ -15,6 +15,7 @@ from ._base import (
     broadcast_all,
     eager_values,
     like,
+    same_family_kl,
     sample_shape,
     stop,
     xlogy,
@@ -216,6 +217,10 @@ class Geometric(Distribution):
         """Entropy in nats, one value per batch element."""
         p = self.probs
         return -(xlogy(1.0 - p, 1.0 - p) + p * T.log(p)) / p
+
+    def kl_divergence(self, other):
+        """KL(self || other) for another Geometric (TypeError for any other kind)."""
+        return same_family_kl(self, other, Geometric)
 
     def cdf(self, k):
         """Cumulative distribution function at value."""

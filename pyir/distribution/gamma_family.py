@@ -18,6 +18,7 @@ from ._base import (
     lbeta,
     like,
     positive_or_refuse,
+    same_family_kl,
     sample_shape,
     stop,
     tensors_or_numbers,
@@ -75,6 +76,10 @@ class Exponential(ExponentialFamily):
     def icdf(self, value):
         """Inverse cumulative distribution function at value."""
         return -T.log1p(-like(value, self.rate)) / self.rate
+
+    def kl_divergence(self, other):
+        """KL(self || other) for another Exponential (TypeError for any other kind)."""
+        return same_family_kl(self, other, Exponential)
 
     @property
     def _natural_parameters(self):
@@ -136,6 +141,10 @@ class Gamma(ExponentialFamily):
         shape = self._extend_shape(sample_shape(shape, "Gamma.rsample"))
         draws = T.standard_gamma(T.expand(stop(self.concentration * 1.0), shape))
         return draws / T.expand(self.rate, shape)
+
+    def kl_divergence(self, other):
+        """KL(self || other) for another Gamma (TypeError for any other kind)."""
+        return same_family_kl(self, other, Gamma)
 
     @property
     def _natural_parameters(self):
