@@ -153,7 +153,8 @@ def _coder_expect(PriorBox, TargetBox, PriorBoxVar=None, code_type="encode_cente
             for j, p in enumerate(PriorBox):
                 pw, ph = p[2] - p[0] + e, p[3] - p[1] + e
                 tw, th = t[2] - t[0] + e, t[3] - t[1] + e
-                v = [(t[0] + tw / 2 - p[0] - pw / 2) / pw, (t[1] + th / 2 - p[1] - ph / 2) / ph,
+                v = [((t[0] + t[2]) / 2 - p[0] - pw / 2) / pw,
+                     ((t[1] + t[3]) / 2 - p[1] - ph / 2) / ph,
                      math.log(abs(tw / pw)), math.log(abs(th / ph))]
                 var = PriorBoxVar[j] if PriorBoxVar is not None else \
                     (variance if len(variance) else [1, 1, 1, 1])
@@ -186,6 +187,9 @@ _TARGETS = np.array([[1.5, 1.0, 4.0, 5.0], [0.0, 0.2, 2.0, 3.0]], np.float32)
     examples=[Example({"PriorBox": _PRIORS, "TargetBox": _TARGETS},
                       {"variance": [0.1, 0.1, 0.2, 0.2]}, _coder_expect, grad=False),
               Example({"PriorBox": _PRIORS, "PriorBoxVar": np.abs(_PRIORS) / 10 + 0.1,
+                       "TargetBox": _TARGETS}, {"box_normalized": False}, _coder_expect,
+                      grad=False),
+              Example({"PriorBox": _PRIORS, "PriorBoxVar": np.abs(_PRIORS) / 10 + 0.1,
                        "TargetBox": np.random.default_rng(3).uniform(-1, 1, (3, 2, 4))
                        .astype("float32")},
                       {"code_type": "decode_center_size", "box_normalized": False, "axis": 1},
@@ -203,8 +207,10 @@ def box_coder(PriorBox, PriorBoxVar, TargetBox, code_type, box_normalized, axis,
     else:
         var = np.ones((prior.shape[0], 4))
     if code_type == "encode_center_size":
-        tcx, tcy, tw, th = (v[:, None] for v in _center_size(TargetBox.astype(np.float64),
-                                                               box_normalized))
+        # Paddle centers the target at the plain midpoint, the prior at x1 + width / 2
+        target = TargetBox.astype(np.float64)[:, None, :]
+        _, _, tw, th = _center_size(target, box_normalized)
+        tcx, tcy = (target[..., 0] + target[..., 2]) / 2, (target[..., 1] + target[..., 3]) / 2
         out = np.stack([(tcx - pcx) / pw, (tcy - pcy) / ph, np.log(np.abs(tw / pw)),
                         np.log(np.abs(th / ph))], -1) / var[None]
         return {"OutputBox": out.astype(TargetBox.dtype)}

@@ -98,7 +98,7 @@ def _matrix_class(boxes, scores, a):
 
 @register_op(
     "matrix_nms", inputs=["BBoxes", "Scores"],
-    outputs=["Out", "Index", Slot("RoisNum", dispensable=True)], attrs=_MATRIX_ATTRS,
+    outputs=["Out", "Index", "RoisNum"], attrs=_MATRIX_ATTRS,
     infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
                        "Index": VarSpec((-1, 1), np.dtype("int32")),
                        "RoisNum": VarSpec((-1,), np.dtype("int32"))},
@@ -111,7 +111,8 @@ def _matrix_class(boxes, scores, a):
                       {"score_threshold": 0.1, "post_threshold": 0.1},
                       {"Out": np.array([[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3],
                                         [1, 0.4, 0, 0, 1, 0.5]], np.float32),
-                       "Index": np.array([[0], [2], [1]], np.int32)}, grad=False)],
+                       "Index": np.array([[0], [2], [1]], np.int32),
+                       "RoisNum": np.array([3], np.int32)}, grad=False)],
 )
 def matrix_nms(BBoxes, Scores, score_threshold, nms_top_k, keep_top_k, post_threshold,
                use_gaussian, gaussian_sigma, background_label, normalized):
@@ -160,7 +161,7 @@ def fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offse
 @register_op(
     "distribute_fpn_proposals", inputs=["FpnRois", Slot("RoisNum", dispensable=True)],
     outputs=[Slot("MultiFpnRois", duplicable=True), "RestoreIndex",
-             Slot("MultiLevelRoIsNum", duplicable=True, dispensable=True)],
+             Slot("MultiLevelRoIsNum", duplicable=True)],
     attrs=_FPN_ATTRS,
     infer=lambda ctx: {
         "MultiFpnRois": [VarSpec((-1, 4), ctx.input("FpnRois").dtype)] *
@@ -179,7 +180,9 @@ def fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offse
                                         np.zeros((0, 4), np.float32),
                                         np.array([[0, 0, 300, 300]], np.float32),
                                         np.zeros((0, 4), np.float32)],
-                       "RestoreIndex": np.array([[0], [2], [1]], np.int32)},
+                       "RestoreIndex": np.array([[0], [2], [1]], np.int32),
+                       "MultiLevelRoIsNum": [np.array([2], np.int32), np.array([0], np.int32),
+                                             np.array([1], np.int32), np.array([0], np.int32)]},
                       grad=False)],
 )
 def distribute_fpn_proposals(FpnRois, RoisNum, min_level, max_level, refer_level, refer_scale,
@@ -252,7 +255,7 @@ def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
 @register_op(
     "generate_proposals_v2",
     inputs=["Scores", "BboxDeltas", "ImShape", "Anchors", "Variances"],
-    outputs=["RpnRois", "RpnRoiProbs", Slot("RpnRoisNum", dispensable=True)],
+    outputs=["RpnRois", "RpnRoiProbs", "RpnRoisNum"],
     attrs=_PROPOSAL_ATTRS,
     infer=lambda ctx: {"RpnRois": VarSpec((-1, 4), ctx.input("Scores").dtype),
                        "RpnRoiProbs": VarSpec((-1, 1), ctx.input("Scores").dtype),
@@ -269,7 +272,8 @@ def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
                        "Variances": np.ones((1, 3, 1, 4), np.float32)},
                       {"pixel_offset": False},
                       {"RpnRois": np.array([[0, 0, 10, 10], [20, 20, 30, 30]], np.float32),
-                       "RpnRoiProbs": np.array([[0.9], [0.5]], np.float32)}, grad=False)],
+                       "RpnRoiProbs": np.array([[0.9], [0.5]], np.float32),
+                       "RpnRoisNum": np.array([2], np.int32)}, grad=False)],
 )
 def generate_proposals_v2(Scores, BboxDeltas, ImShape, Anchors, Variances, pre_nms_topN,
                           post_nms_topN, nms_thresh, min_size, eta, pixel_offset):

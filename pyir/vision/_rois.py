@@ -7,7 +7,6 @@ import numbers
 
 from ..dispatch import apply_op
 from ..dispatch import out as _out
-from ..framework import Variable
 from ._util import fail, pair
 
 
@@ -59,9 +58,10 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale: float = 1.0, nam
     if channels > 0 and channels % (height * width):
         fail("psroi_pool", f"the {channels} input channels are not divisible by "
                            f"output_size[0] * output_size[1] = {height * width}")
-    # Paddle's legacy static branch leaves RoisNum out (eager passes it).
-    num = None if isinstance(x, Variable) else boxes_num
-    return _rois_call("psroi_pool", "psroi_pool", x, boxes, num, output_size, spatial_scale,
+    # Paddle's legacy static branch leaves RoisNum out (relying on LoD, which pyir has not);
+    # pyir passes it in both modes so batches of several images work.
+    return _rois_call("psroi_pool", "psroi_pool", x, boxes, boxes_num, output_size,
+                      spatial_scale,
                       {"output_channels": channels // (height * width)}, name)["Out"]
 
 
