@@ -46,6 +46,13 @@ for _i in range(3):
         ANCHORS[_i, _j, 0] = [_j * 10, _i * 10, _j * 10 + 15, _i * 10 + 15]
         ANCHORS[_i, _j, 1] = [_j * 10, _i * 10, _j * 10 + 25, _i * 10 + 8]
 VARIANCES = np.full((3, 3, 2, 4), [0.1, 0.1, 0.2, 0.2], "float32")
+YOLO_GT = np.array([[[0.3, 0.4, 0.4, 0.5], [0.8, 0.2, 0.1, 0.1], [0.5, 0.5, 0.0, 0.0]],
+                    [[0.6, 0.7, 0.9, 0.3], [0.1, 0.1, 0.2, 0.6], [0.9, 0.1, 0.3, 0.35]]],
+                   "float32")  # the third box of image 0 has no size: it is skipped
+YOLO_LABEL = np.array([[1, 0, 1], [0, 1, 1]], "int32")
+YOLO_SCORE = np.array([[1.0, 0.7, 1.0], [0.5, 1.0, 0.9]], "float32")
+YOLO_HEAD = (np.arange(2 * 14 * 3 * 3) * 17 % 29 / 7 - 2).astype("float32").reshape(2, 14, 3, 3)
+YOLO_ANCHORS = [10, 13, 16, 30, 33, 23, 30, 61]
 RPN_SCORES = _pattern((1, 2, 3, 3), 7, 19, 19, 0)  # distinct: Paddle sorts ties unstably
 RPN_DELTAS = _pattern((1, 8, 3, 3), 3, 11, 10, 0.5)
 
@@ -73,6 +80,15 @@ CASES = {
                  [YOLO_X, np.array([[50, 70]], "int32")], [P.YOLO_BOXES, P.YOLO_SCORES],
                  "yolo_box", {"anchors": [10, 13, 16, 30], "class_num": 2,
                               "downsample_ratio": 16, "clip_bbox": True}),
+    "yolo_loss": (lambda x, b, lab, s: ops.yolo_loss(x, b, lab, YOLO_ANCHORS, [0, 2], 2, 0.5, 8,
+                                                     gt_score=s, scale_x_y=1.1),
+                  [YOLO_HEAD, YOLO_GT, YOLO_LABEL, YOLO_SCORE], [P.YOLO_LOSS], "yolov3_loss",
+                  {"anchor_mask": [0, 2], "class_num": 2, "downsample_ratio": 8,
+                   "use_label_smooth": True}),
+    "yolo_loss_plain": (lambda x, b, lab: ops.yolo_loss(x, b, lab, YOLO_ANCHORS, [0, 1], 2,
+                                                        0.2, 8, use_label_smooth=False),
+                        [YOLO_HEAD, YOLO_GT, YOLO_LABEL], [P.YOLO_LOSS_PLAIN], "yolov3_loss",
+                        {"anchor_mask": [0, 1], "use_label_smooth": False}),
     "box_coder_encode": (lambda p, t: ops.box_coder(p, [0.1, 0.1, 0.2, 0.2], t,
                                                     box_normalized=False),
                          [PRIOR, TARGET], [P.ENCODE], "box_coder",
@@ -139,6 +155,7 @@ GRADS = {
     "roi_align": ([X, *LARGE], [0], [P.ROI_ALIGN_DX_LARGE]),
     "roi_pool": (CASES["roi_pool"][1], [0], [P.ROI_POOL_DX]),
     "psroi_pool": (CASES["psroi_pool"][1], [0], [P.PSROI_DX]),
+    "yolo_loss": (CASES["yolo_loss"][1], [0], [P.YOLO_LOSS_DX]),
     "deform_conv2d": (CASES["deform_conv2d"][1], [0, 1, 2, 3],
                       [P.DCN_DX, P.DCN_DO, P.DCN_DW, P.DCN_DM]),
 }
@@ -173,6 +190,19 @@ def test_roi_align_gradient_of_a_box_under_one_pixel_matches_its_forward():
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
     # every sample lies inside the image, so the bin weights of dX sum to those of dOut
     assert got.sum() == pytest.approx(weights_like(np.zeros((1, 2, 2, 1))).sum())
+
+
+def test_yolo_loss_gradient_where_two_boxes_share_a_cell_matches_finite_differences():
+    """Both boxes of image 1 fall in cell (2, 1) of anchor 0: the loss sums both terms and
+    pyir's gradient does too (Paddle 3.3.1's grad kernel keeps only the last box there)."""
+    boxes = YOLO_GT.copy()
+    boxes[1, 2] = [0.45, 0.9, 0.2, 0.15]
+    call = lambda x: ops.yolo_loss(x, pyir.to_tensor(boxes), pyir.to_tensor(YOLO_LABEL),  # noqa
+                                   YOLO_ANCHORS, [0, 2], 2, 0.5, 8)
+    arrays = [YOLO_HEAD.astype("float64")]
+    want = numeric_grad(_eager_forward(call), arrays, 0)
+    _, (got,) = run_eager(call, arrays, grad_of=[0])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
 def test_deform_conv2d_v1_gradient_matches_finite_differences():
@@ -356,8 +386,12 @@ REFUSALS = [
     (lambda: ops.read_file(3), BuildError, "filename must be a str"),
     (lambda: ops.decode_jpeg(pyir.to_tensor(np.zeros(4, "uint8"))), UnsupportedError,
      "decode_jpeg: JPEG decoding"),
-    (lambda: ops.yolo_loss(None, None, None, [1, 2], [0], 1, 0.5, 32), UnsupportedError,
-     "yolo_loss"),
+    (lambda: ops.yolo_loss(pyir.to_tensor(YOLO_HEAD), pyir.to_tensor(YOLO_GT),
+                           pyir.to_tensor(YOLO_LABEL), YOLO_ANCHORS, [0, 4], 2, 0.5, 8),
+     BuildError, "anchor_mask must index"),
+    (lambda: ops.yolo_loss(pyir.to_tensor(YOLO_HEAD), pyir.to_tensor(YOLO_GT),
+                           pyir.to_tensor(YOLO_LABEL), YOLO_ANCHORS, [0, 1, 2], 2, 0.5, 8),
+     BuildError, "need 21"),
     (lambda: ops.LayerHelper("x"), UnsupportedError, "Paddle internal"),
 ]
 

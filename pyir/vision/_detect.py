@@ -1,21 +1,16 @@
-"""Detection functions of paddle.vision.ops: yolo_box, box_coder, prior_box, nms, matrix_nms,
-distribute_fpn_proposals, generate_proposals, read_file (yolo_loss is refused)."""
+"""Detection functions of paddle.vision.ops: yolo_box, yolo_loss, box_coder, prior_box, nms,
+matrix_nms, distribute_fpn_proposals, generate_proposals, read_file."""
 
 from __future__ import annotations
 
 import numbers
 
-from .. import unsupported
 from ..dispatch import apply_op
 from ..dispatch import out as _out
 from ..tensor.manip_index import gather_nd
 from ..tensor.manip_shape import unsqueeze
 from ..tensor.search import argsort
 from ._util import fail, floats
-
-YOLO_LOSS_REASON = ("the yolov3_loss op is not implemented in pyir yet (its numpy kernel and "
-                    "gradient are pending); yolo_box (inference) is supported")
-
 
 def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True,
              name=None, scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
@@ -43,9 +38,31 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
 def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,
               downsample_ratio, gt_score=None, use_label_smooth=True, name=None,
               scale_x_y=1.0):
-    """Not supported yet (op `yolov3_loss`): raises UnsupportedError."""
-    raise unsupported.UnsupportedError(f"pyir does not support paddle.vision.ops.yolo_loss: "
-                                       f"{YOLO_LOSS_REASON}")
+    """The YOLOv3 loss [N] of one head x [N, len(anchor_mask)*(5+class_num), H, W] against
+    gt_box [N, B, 4] (normalized cx, cy, w, h) and gt_label [N, B] (op `yolov3_loss`).
+
+    Example:
+        >>> loss = ops.yolo_loss(x, gt_box, gt_label, anchors, [0, 1, 2], 80, 0.7, 32)
+    """
+    for what, values in (("anchors", anchors), ("anchor_mask", anchor_mask)):
+        if not isinstance(values, (list, tuple)) or \
+                not all(isinstance(v, numbers.Integral) for v in values):
+            fail("yolo_loss", f"{what} must be a list of ints, got {values!r}")
+    if len(anchors) % 2 or any(not 0 <= m < len(anchors) // 2 for m in anchor_mask):
+        fail("yolo_loss", f"anchors must be (w, h) pairs and anchor_mask must index them, got "
+                          f"{list(anchors)} and {list(anchor_mask)}")
+    if not isinstance(class_num, numbers.Integral) or class_num <= 0:
+        fail("yolo_loss", f"class_num must be a positive int, got {class_num!r}")
+    channels = x.shape[1]
+    if channels > 0 and channels != len(anchor_mask) * (5 + class_num):
+        fail("yolo_loss", f"x has {channels} channels; {len(anchor_mask)} masked anchors and "
+                          f"{class_num} classes need {len(anchor_mask) * (5 + class_num)}")
+    attrs = {"anchors": [int(v) for v in anchors],
+             "anchor_mask": [int(v) for v in anchor_mask], "class_num": int(class_num),
+             "ignore_thresh": float(ignore_thresh), "downsample_ratio": int(downsample_ratio),
+             "use_label_smooth": bool(use_label_smooth), "scale_x_y": float(scale_x_y)}
+    return _out("yolov3_loss", {"X": x, "GTBox": gt_box, "GTLabel": gt_label,
+                                "GTScore": gt_score}, attrs, name=name, slot="Loss")
 
 
 def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_size",

@@ -15,7 +15,8 @@ from .. import unsupported
 from ..framework import Variable  # noqa: F401
 from ..initializers import Normal  # noqa: F401
 from ..nn import BatchNorm2D, Conv2D, Layer, ReLU, Sequential  # noqa: F401
-from ..ops import vision_boxes, vision_deform, vision_nms, vision_roi  # noqa: F401 (register)
+from ..ops import (vision_boxes, vision_deform, vision_nms, vision_roi,  # noqa: F401 (register)
+                   vision_yolo_loss)
 from ._detect import (box_coder, distribute_fpn_proposals, generate_proposals,  # noqa: F401
                       matrix_nms, nms, prior_box, read_file, yolo_box, yolo_loss)
 from ._rois import deform_conv2d, psroi_pool, roi_align, roi_pool  # noqa: F401
