@@ -415,3 +415,31 @@ def test_unknown_names_and_reexports():
         ops.convert_to_list([1, 2, 3], 2, "kernel_size")
     assert ops.in_pir_mode() is False
     assert ops.Conv2D is pyir.nn.Conv2D and pyir.vision.ops is ops
+
+
+# --- multiclass_nms3: no paddle.vision.ops function, but PaddleDetection models save it --------
+def _multiclass_inputs():
+    rng = np.random.default_rng(4)
+    corner = rng.uniform(0, 10, (2, 8, 2))
+    boxes = np.concatenate([corner, corner + rng.uniform(1, 4, (2, 8, 2))], -1).astype("float32")
+    return boxes, rng.uniform(0, 1, (2, 4, 8)).astype("float32")
+
+
+def test_multiclass_nms3_runs_in_a_static_program_and_eagerly():
+    boxes, scores = _multiclass_inputs()
+    attrs = {"score_threshold": 0.3, "nms_top_k": 3, "keep_top_k": 2, "nms_threshold": 0.5,
+             "normalized": True, "nms_eta": 1.0, "background_label": 2}
+    # Paddle 3.3.1 (_C_ops.multiclass_nms3 on these inputs)
+    want_out = np.array([[0, 0.9176400, 9.022150, 4.771540, 10.59452, 7.151280],
+                         [0, 0.8764300, 8.716350, 5.439410, 11.79401, 8.751310],
+                         [0, 0.9348800, 7.048650, 9.428040, 10.79382, 12.03955],
+                         [3, 0.8485400, 7.048650, 9.428040, 10.79382, 12.03955]], "float32")
+    want_index, want_num = [5, 4, 10, 10], [2, 2]
+    call = lambda b, s: list(pyir.dispatch.apply_op(  # noqa: E731
+        "multiclass_nms3", {"BBoxes": b, "Scores": s}, attrs).values())
+    for got, _ in (run_static(call, [boxes, scores]), run_eager(call, [boxes, scores])):
+        out, index, num = got
+        np.testing.assert_allclose(out, want_out, rtol=1e-5)
+        assert index.ravel().tolist() == want_index and num.tolist() == want_num
+    (out, index, num), _ = run_eager(call, [boxes, scores * 0])
+    assert out.shape == (0, 6) and index.shape == (0, 1) and num.tolist() == [0, 0]
