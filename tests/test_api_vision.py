@@ -265,6 +265,27 @@ def test_nms_against_numpy_and_its_tie_rule():
     assert empty[0].shape == (0,) and empty[0].dtype == np.int64
 
 
+def _batched_inputs():
+    rng = np.random.default_rng(8)
+    corner = rng.uniform(0, 6, (10, 2))
+    boxes = np.concatenate([corner, corner + rng.uniform(1, 4, (10, 2))], 1).astype("float32")
+    scores = rng.permutation(10).astype("float32") / 10 + np.float32(0.05)
+    return boxes, scores, np.array([0, 1, 0, 2, 1, 0, 0, 3, 1, 0], "int64")
+
+
+@pytest.mark.parametrize("threshold, categories, top_k, want", [
+    # Paddle 3.3.1 values
+    (0.2, [0, 1, 2, 3], None, [9, 1, 5, 3, 2, 7, 0, 4]),
+    (0.2, [0, 1, 2, 3, 4], 4, [9, 1, 5, 3]),
+    (0.4, [1, 3], 3, [1, 7, 4]),
+])
+def test_nms_per_category(threshold, categories, top_k, want):
+    call = lambda b, s, c: ops.nms(b, threshold, s, c, categories, top_k)  # noqa: E731
+    for run in (run_static, run_eager):
+        got, _ = run(call, list(_batched_inputs()))
+        assert got[0].tolist() == want
+
+
 def test_matrix_nms_with_nothing_above_the_threshold():
     # Paddle 3.3.1: Out [0, 6], RoisNum [0], Index [0, 1]
     boxes = np.array([[[0, 0, 2, 2], [1, 1, 3, 3]]], "float32")
@@ -380,7 +401,9 @@ REFUSALS = [
     (lambda: ops.prior_box(pyir.to_tensor(X), pyir.to_tensor(X), [2.0, 3.0], [4.0]),
      BuildError, "max_sizes"),
     (lambda: ops.nms(pyir.to_tensor(NMS_BOXES), 0.3, pyir.to_tensor(NMS_SCORES),
-                     pyir.to_tensor(np.zeros(5, "int64")), [0]), BuildError, "category_idxs"),
+                     pyir.to_tensor(np.zeros(5, "int64"))), BuildError, "categories"),
+    (lambda: ops.nms(pyir.to_tensor(NMS_BOXES), 0.3, pyir.to_tensor(NMS_SCORES),
+                     pyir.to_tensor(np.zeros(5, "int64")), [0], top_k=6), BuildError, "top_k"),
     (lambda: ops.distribute_fpn_proposals(pyir.to_tensor(FPN_ROIS), 2, 5, 6, 224), BuildError,
      "refer_level"),
     (lambda: ops.read_file(3), BuildError, "filename must be a str"),

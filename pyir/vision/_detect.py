@@ -7,9 +7,11 @@ import numbers
 
 from ..dispatch import apply_op
 from ..dispatch import out as _out
-from ..tensor.manip_index import gather_nd
-from ..tensor.manip_shape import unsqueeze
-from ..tensor.search import argsort
+from ..tensor.creation import full, ones_like, zeros_like
+from ..tensor.logic import equal
+from ..tensor.manip_index import gather_nd, scatter
+from ..tensor.manip_shape import reshape, unsqueeze
+from ..tensor.search import argsort, where
 from ._util import fail, floats
 
 def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True,
@@ -129,7 +131,9 @@ def _nms(boxes, iou_threshold):
 def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=None,
         top_k=None):
     """Greedy NMS: the indices of the kept boxes (op `nms`); with scores the boxes are first
-    sorted by score (argsort, gather_nd) and indices refer to the input order.
+    sorted by score (argsort, gather_nd) and indices refer to the input order; with
+    category_idxs and categories NMS runs per category and the kept indices come by
+    descending score (the first top_k).
 
     Example:
         >>> keep = ops.nms(boxes, 0.5, scores)
@@ -138,12 +142,40 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
         fail("nms", f"boxes must be [num_boxes, 4], got shape {list(boxes.shape)}")
     if scores is None:
         return _nms(boxes, iou_threshold)
-    if category_idxs is not None or top_k is not None:
-        fail("nms", "category_idxs and top_k (batched NMS with data-dependent shapes) are not "
-                    "supported by pyir; run nms per category")
-    order = argsort(scores, descending=True)
-    keep = _nms(gather_nd(boxes, unsqueeze(order, -1)), iou_threshold)
-    return gather_nd(order, unsqueeze(keep, -1))
+    if category_idxs is None:
+        order = argsort(scores, descending=True)
+        keep = _nms(gather_nd(boxes, unsqueeze(order, -1)), iou_threshold)
+        return gather_nd(order, unsqueeze(keep, -1))
+    if categories is None:
+        fail("nms", "categories (the list of all category ids) is required with category_idxs")
+    if top_k is not None and 0 < scores.shape[0] < top_k:
+        fail("nms", f"top_k ({top_k}) must not exceed the number of boxes ({scores.shape[0]})")
+    return _batched_nms(boxes, iou_threshold, scores, category_idxs, categories, top_k)
+
+
+def _batched_nms(boxes, iou_threshold, scores, category_idxs, categories, top_k):
+    """NMS within each category (Paddle's composition: where / gather / nms / scatter into a
+    keep mask), then the kept boxes by descending score, the first top_k of them."""
+    mask = zeros_like(scores, dtype="int32")
+    for category in categories:
+        same = where(equal(category_idxs, full([], category, category_idxs.dtype)))[0]
+        count = same.shape[0]
+        same = reshape(same, [count])
+        if count == 0:
+            continue
+        if count == 1:
+            mask = scatter(mask, same, ones_like(same, dtype="int32"), overwrite=True)
+            continue
+        order = argsort(gather_nd(scores, unsqueeze(same, -1)), descending=True)
+        ordered = gather_nd(same, unsqueeze(order, -1))
+        keep = _nms(gather_nd(boxes, unsqueeze(ordered, -1)), iou_threshold)
+        kept = gather_nd(ordered, unsqueeze(keep, -1))
+        mask = scatter(mask, kept, ones_like(kept, dtype="int32"), overwrite=True)
+    kept = where(mask)[0]
+    kept = reshape(kept, [kept.shape[0]])
+    order = argsort(gather_nd(scores, unsqueeze(kept, -1)), descending=True)
+    result = gather_nd(kept, unsqueeze(order, -1))
+    return result if top_k is None else result[:top_k]
 
 
 def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,
