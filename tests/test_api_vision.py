@@ -386,6 +386,8 @@ REFUSALS = [
      "boxes_num"),
     (lambda: ops.psroi_pool(pyir.to_tensor(X), pyir.to_tensor(BOXES),
                             pyir.to_tensor(BOXES_NUM), 3), BuildError, "not divisible"),
+    (lambda: ops.psroi_pool(pyir.to_tensor(X), pyir.to_tensor(BOXES),
+                            pyir.to_tensor(BOXES_NUM), (2, 1)), BuildError, "at least 2"),
     (lambda: ops.deform_conv2d(pyir.to_tensor(X[:1]), pyir.to_tensor(OFFSET[:, :6]),
                                pyir.to_tensor(WEIGHT)), KernelError, "Offset must have shape"),
     (lambda: ops.deform_conv2d(pyir.to_tensor(X[:1]), pyir.to_tensor(OFFSET),
@@ -466,3 +468,28 @@ def test_multiclass_nms3_runs_in_a_static_program_and_eagerly():
         assert index.ravel().tolist() == want_index and num.tolist() == want_num
     (out, index, num), _ = run_eager(call, [boxes, scores * 0])
     assert out.shape == (0, 6) and index.shape == (0, 1) and num.tolist() == [0, 0]
+
+
+def test_saved_program_with_vision_ops_loads_and_runs(tmp_path):
+    """Attributes of every type (empty FLOATS, INTS, STRING, BOOLEAN) survive the file."""
+    pyir.enable_static()
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, startup):
+        p = pyir.static.data("p", [2, 4], "float32")
+        t = pyir.static.data("t", [2, 4], "float32")
+        x = pyir.static.data("x", [1, 14, 2, 2], "float32")
+        s = pyir.static.data("s", [1, 2], "int32")
+        coded = ops.box_coder(p, [0.1, 0.1, 0.2, 0.2], t, box_normalized=False)
+        boxes, scores = ops.yolo_box(x, s, [10, 13, 16, 30], 2, 0.3, 16)
+    exe = pyir.static.Executor()
+    exe.run(startup)
+    feed = {"p": PRIOR, "t": TARGET, "x": YOLO_X, "s": np.array([[50, 70]], "int32")}
+    pyir.static.save_inference_model(str(tmp_path / "det"), [main.global_block().var(n)
+                                                            for n in feed],
+                                     [coded, boxes, scores], exe, program=main)
+    program, feeds, fetches = pyir.static.load_inference_model(str(tmp_path / "det"), exe)
+    got = exe.run(program, feed={n: feed[n] for n in feeds}, fetch_list=fetches)
+    _check_values(got, [P.ENCODE, P.YOLO_BOXES, P.YOLO_SCORES])
+    ops_by_type = {op.type: op for op in program.global_block().ops}
+    assert ops_by_type["box_coder"].attrs["code_type"] == "encode_center_size"
+    assert ops_by_type["yolo_box"].attrs["anchors"] == [10, 13, 16, 30]

@@ -58,6 +58,10 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale: float = 1.0, nam
     if channels > 0 and channels % (height * width):
         fail("psroi_pool", f"the {channels} input channels are not divisible by "
                            f"output_size[0] * output_size[1] = {height * width}")
+    if 0 < channels <= height * width:
+        fail("psroi_pool", f"the {channels} input channels give {channels // (height * width)} "
+                           f"output channel; Paddle's psroi_pool needs at least 2 (x needs "
+                           f"2 * output_size[0] * output_size[1] channels or more)")
     # Paddle's legacy static branch leaves RoisNum out (relying on LoD, which pyir has not);
     # pyir passes it in both modes so batches of several images work.
     return _rois_call("psroi_pool", "psroi_pool", x, boxes, boxes_num, output_size,
