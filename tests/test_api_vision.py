@@ -410,7 +410,7 @@ REFUSALS = [
      "refer_level"),
     (lambda: ops.read_file(3), BuildError, "filename must be a str"),
     (lambda: ops.decode_jpeg(pyir.to_tensor(np.zeros(4, "uint8"))), UnsupportedError,
-     "decode_jpeg: JPEG decoding"),
+     "decode_jpeg: GPU-only"),
     (lambda: ops.yolo_loss(pyir.to_tensor(YOLO_HEAD), pyir.to_tensor(YOLO_GT),
                            pyir.to_tensor(YOLO_LABEL), YOLO_ANCHORS, [0, 4], 2, 0.5, 8),
      BuildError, "anchor_mask must index"),

@@ -32,8 +32,8 @@ __all__ = ["yolo_loss", "yolo_box", "prior_box", "box_coder", "deform_conv2d", "
 
 UNSUPPORTED: dict[str, str] = {
     "LayerHelper": unsupported.PADDLE_INTERNAL,
-    "decode_jpeg": "JPEG decoding needs an image codec (Huffman/IDCT decoder, nvjpeg in "
-                   "Paddle); pyir stays numpy-only. Decode with Pillow and feed the array",
+    "decode_jpeg": unsupported.GPU_ONLY + "; Paddle 3.3.1's CPU kernel refuses it too (it "
+                   "uses nvjpeg). Decode with Pillow and feed the array",
 }
 
 
