@@ -22,8 +22,7 @@ from ._detect import (box_coder, distribute_fpn_proposals, generate_proposals,  
 from ._rois import deform_conv2d, psroi_pool, roi_align, roi_pool  # noqa: F401
 from ._layers import ConvNormActivation, DeformConv2D, PSRoIPool, RoIAlign, RoIPool  # noqa
 from ._util import (check_type, check_variable_and_dtype, convert_np_dtype_to_dtype_,  # noqa
-                    convert_to_list, fail, in_dygraph_mode, in_dynamic_or_pir_mode, in_pir_mode,
-                    pair)
+                    convert_to_list, in_dygraph_mode, in_dynamic_or_pir_mode, in_pir_mode)
 
 __all__ = ["yolo_loss", "yolo_box", "prior_box", "box_coder", "deform_conv2d", "DeformConv2D",
            "distribute_fpn_proposals", "generate_proposals", "read_file", "decode_jpeg",
