@@ -30,6 +30,40 @@ def jaccard(a, b, normalized: bool) -> float:
     return inter / (box_area(a, normalized) + box_area(b, normalized) - inter)
 
 
+def jaccard_row(box, boxes, normalized: bool) -> np.ndarray:
+    """`jaccard(box, b)` for every row b of boxes [K, 4], vectorized."""
+    extra = 0.0 if normalized else 1.0
+    disjoint = (boxes[:, 0] > box[2]) | (boxes[:, 2] < box[0]) | (boxes[:, 1] > box[3]) | \
+        (boxes[:, 3] < box[1])
+    inter = (np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]) + extra) * \
+        (np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]) + extra)
+    areas = np.where((boxes[:, 2] < boxes[:, 0]) | (boxes[:, 3] < boxes[:, 1]), 0.0,
+                     (boxes[:, 2] - boxes[:, 0] + extra) * (boxes[:, 3] - boxes[:, 1] + extra))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        iou = inter / (box_area(box, normalized) + areas - inter)
+    return np.where(disjoint, 0.0, iou)
+
+
+def greedy_nms(boxes, order, threshold, normalized, eta=1.0) -> list[int]:
+    """Visit `order`; keep a box when its IoU with every kept box is <= the threshold (which
+    shrinks by eta after each keep while above 0.5: Paddle's adaptive NMS)."""
+    order = np.asarray(order, np.int64)
+    worst = np.zeros(len(order))  # the highest IoU of each candidate with a kept box
+    candidates = boxes[order] if len(order) else np.zeros((0, 4))
+    selected = []
+    for position, index in enumerate(order):
+        if worst[position] > threshold:
+            continue
+        selected.append(int(index))
+        if position + 1 < len(order):
+            rest = slice(position + 1, None)
+            worst[rest] = np.maximum(worst[rest], jaccard_row(boxes[index], candidates[rest],
+                                                              normalized))
+        if eta < 1 and threshold > 0.5:
+            threshold *= eta
+    return selected
+
+
 # --- nms -------------------------------------------------------------------------------------
 def _nms_expect(Boxes, iou_threshold):
     keep = []
@@ -51,15 +85,7 @@ def _nms_expect(Boxes, iou_threshold):
 )
 def nms(Boxes, iou_threshold):
     boxes = Boxes.astype(np.float64)
-    suppressed = np.zeros(len(boxes), bool)
-    keep = []
-    for i in range(len(boxes)):
-        if suppressed[i]:
-            continue
-        keep.append(i)
-        for j in range(i + 1, len(boxes)):
-            if not suppressed[j] and jaccard(boxes[i], boxes[j], True) > iou_threshold:
-                suppressed[j] = True
+    keep = greedy_nms(boxes, range(len(boxes)), iou_threshold, True)
     return {"KeepBoxesIdxs": np.array(keep, np.int64)}
 
 
@@ -240,13 +266,8 @@ def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
     boxes, probs = boxes[keep], scores[order][keep]
     if len(boxes) == 0:
         return np.zeros((1, 4)), np.zeros((1, 1))
-    selected, threshold = [], a["nms_thresh"]
-    for i in np.argsort(-probs, kind="stable"):
-        if all(jaccard(boxes[i], boxes[k], not a["pixel_offset"]) <= threshold
-               for k in selected):
-            selected.append(i)
-            if a["eta"] < 1 and threshold > 0.5:
-                threshold *= a["eta"]
+    selected = greedy_nms(boxes, np.argsort(-probs, kind="stable"), a["nms_thresh"],
+                          not a["pixel_offset"], a["eta"])
     if 0 < a["post_nms_topN"] < len(selected):
         selected = selected[:a["post_nms_topN"]]
     return boxes[selected], probs[selected].reshape(-1, 1)
@@ -308,14 +329,7 @@ def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normali
     order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
     if top_k > -1:
         order = order[:top_k]
-    selected, threshold = [], nms_threshold
-    for i in order:
-        keep = all(jaccard(boxes[i], boxes[k], normalized) <= threshold for k in selected)
-        if keep:
-            selected.append(i)
-            if eta < 1 and threshold > 0.5:
-                threshold *= eta
-    return selected
+    return greedy_nms(boxes, order, nms_threshold, normalized, eta)
 
 
 def _multiclass_image(boxes, scores, a):
