@@ -46,9 +46,25 @@ _ROI_INPUTS = ["X", Slot("ROIs", no_grad=True), Slot("RoisNum", dispensable=True
 
 
 # --- roi_align -------------------------------------------------------------------------------
-def _align_samples(box, height, width, ph_n, pw_n, scale, ratio, aligned):
-    """For one box: per output bin, the list of (flat index, weight) of its bilinear samples,
-    already divided by the sample count."""
+def _bilinear_taps(y, x, height, width):
+    """The four (flat index, weight) corner taps of bilinear samples at arrays y, x, with
+    Paddle's rules: 0 outside [-1, size], coordinates clamped into the image."""
+    inside = ~((y < -1.0) | (y > height) | (x < -1.0) | (x > width))
+    y, x = np.maximum(y, 0.0), np.maximum(x, 0.0)
+    y_low, x_low = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
+    y_edge, x_edge = y_low >= height - 1, x_low >= width - 1
+    y_low, x_low = np.where(y_edge, height - 1, y_low), np.where(x_edge, width - 1, x_low)
+    y_high = np.where(y_edge, height - 1, y_low + 1)
+    x_high = np.where(x_edge, width - 1, x_low + 1)
+    ly = np.where(y_edge, 0.0, y - y_low)
+    lx = np.where(x_edge, 0.0, x - x_low)
+    hy, hx = 1.0 - ly, 1.0 - lx
+    return [(y_low * width + x_low, hy * hx * inside), (y_low * width + x_high, hy * lx * inside),
+            (y_high * width + x_low, ly * hx * inside), (y_high * width + x_high, ly * lx * inside)]
+
+
+def _align_taps(box, height, width, ph_n, pw_n, scale, ratio, aligned):
+    """For one box: the taps over samples [PH, GH, PW, GW] and the sample count per bin."""
     shift = 0.5 if aligned else 0.0
     x1, y1, x2, y2 = [float(v) * scale - shift for v in box]
     roi_w, roi_h = x2 - x1, y2 - y1
@@ -57,53 +73,13 @@ def _align_samples(box, height, width, ph_n, pw_n, scale, ratio, aligned):
     bin_h, bin_w = roi_h / ph_n, roi_w / pw_n
     grid_h = ratio if ratio > 0 else int(math.ceil(roi_h / ph_n))
     grid_w = ratio if ratio > 0 else int(math.ceil(roi_w / pw_n))
-    count = max(grid_h * grid_w, 1)
-    bins = []
-    for ph in range(ph_n):
-        for pw in range(pw_n):
-            taps = []
-            for iy in range(grid_h):
-                y = y1 + ph * bin_h + (iy + 0.5) * bin_h / grid_h
-                for ix in range(grid_w):
-                    x = x1 + pw * bin_w + (ix + 0.5) * bin_w / grid_w
-                    taps.extend(_bilinear_taps(y, x, height, width, 1.0 / count))
-            bins.append(taps)
-    return bins
-
-
-def _bilinear_taps(y, x, height, width, scale):
-    if y < -1.0 or y > height or x < -1.0 or x > width:
-        return []
-    y, x = max(y, 0.0), max(x, 0.0)
-    y_low, x_low = int(y), int(x)
-    if y_low >= height - 1:
-        y_low = y_high = height - 1
-        y = float(y_low)
-    else:
-        y_high = y_low + 1
-    if x_low >= width - 1:
-        x_low = x_high = width - 1
-        x = float(x_low)
-    else:
-        x_high = x_low + 1
-    ly, lx = y - y_low, x - x_low
-    hy, hx = 1.0 - ly, 1.0 - lx
-    return [(y_low * width + x_low, hy * hx * scale), (y_low * width + x_high, hy * lx * scale),
-            (y_high * width + x_low, ly * hx * scale), (y_high * width + x_high, ly * lx * scale)]
-
-
-def _align_matrix(X, ROIs, RoisNum, pooled_height, pooled_width, spatial_scale, sampling_ratio,
-                  aligned):
-    """(batch ids, [R, bins, H*W] sampling matrices) so that Out[r] = M[r] @ X[b].flat."""
-    n, _, h, w = X.shape
-    ids = roi_batch_ids(ROIs, RoisNum, n, "roi_align")
-    mats = np.zeros((ROIs.shape[0], pooled_height * pooled_width, h * w))
-    for r, box in enumerate(np.asarray(ROIs, np.float64)):
-        for b, taps in enumerate(_align_samples(box, h, w, pooled_height, pooled_width,
-                                                spatial_scale, sampling_ratio, aligned)):
-            for flat, weight in taps:
-                mats[r, b, flat] += weight
-    return ids, mats
+    ys = y1 + np.arange(ph_n)[:, None] * bin_h + (np.arange(grid_h)[None, :] + 0.5) * \
+        bin_h / max(grid_h, 1)
+    xs = x1 + np.arange(pw_n)[:, None] * bin_w + (np.arange(grid_w)[None, :] + 0.5) * \
+        bin_w / max(grid_w, 1)
+    y = np.broadcast_to(ys[:, :, None, None], (ph_n, grid_h, pw_n, grid_w))
+    x = np.broadcast_to(xs[None, None], (ph_n, grid_h, pw_n, grid_w))
+    return _bilinear_taps(y, x, height, width), max(grid_h * grid_w, 1)
 
 
 _ALIGN_ATTRS = [Attr("pooled_height", T.INT, 1), Attr("pooled_width", T.INT, 1),
@@ -161,13 +137,16 @@ _BOXES = np.array([[0.5, 0.3, 3.2, 2.9], [1.1, 0.0, 4.6, 3.7], [2.0, 1.5, 2.4, 1
 )
 def roi_align(X, ROIs, RoisNum, pooled_height, pooled_width, spatial_scale, sampling_ratio,
               aligned):
-    ids, mats = _align_matrix(X, ROIs, RoisNum, pooled_height, pooled_width, spatial_scale,
-                              sampling_ratio, aligned)
-    n, c = X.shape[:2]
-    flat = X.reshape(n, c, -1)
-    out = np.einsum("rbk,rck->rcb", mats, flat[ids]) if len(ids) else \
-        np.zeros((0, c, pooled_height * pooled_width))
-    return {"Out": out.reshape(len(ids), c, pooled_height, pooled_width).astype(X.dtype)}
+    n, c, h, w = X.shape
+    ids = roi_batch_ids(ROIs, RoisNum, n, "roi_align")
+    flat = X.astype(np.float64).reshape(n, c, h * w)
+    out = np.zeros((len(ids), c, pooled_height, pooled_width))
+    for r, box in enumerate(np.asarray(ROIs, np.float64)):
+        taps, count = _align_taps(box, h, w, pooled_height, pooled_width, spatial_scale,
+                                  sampling_ratio, aligned)
+        for index, weight in taps:
+            out[r] += (flat[ids[r]][:, index] * weight).sum(axis=(2, 4)) / count
+    return {"Out": out.astype(X.dtype)}
 
 
 @register_op("roi_align_grad", inputs=["X", "ROIs", Slot("RoisNum", dispensable=True),
@@ -177,13 +156,16 @@ def roi_align(X, ROIs, RoisNum, pooled_height, pooled_width, spatial_scale, samp
              doc="dX[batch(r)] += the bilinear sample weights of each bin times dOut[r]")
 def roi_align_grad(X, ROIs, RoisNum, Out_grad, pooled_height, pooled_width, spatial_scale,
                    sampling_ratio, aligned):
-    ids, mats = _align_matrix(X, ROIs, RoisNum, pooled_height, pooled_width, spatial_scale,
-                              sampling_ratio, aligned)
-    n, c = X.shape[:2]
-    grad = np.zeros((n, c, X.shape[2] * X.shape[3]))
-    g = Out_grad.reshape(len(ids), c, -1)
-    for r, b in enumerate(ids):
-        grad[b] += g[r] @ mats[r]
+    n, c, h, w = X.shape
+    ids = roi_batch_ids(ROIs, RoisNum, n, "roi_align")
+    grad = np.zeros((n, c, h * w))
+    for r, box in enumerate(np.asarray(ROIs, np.float64)):
+        taps, count = _align_taps(box, h, w, pooled_height, pooled_width, spatial_scale,
+                                  sampling_ratio, aligned)
+        upstream = Out_grad[r].astype(np.float64)[:, :, None, :, None] / count
+        for index, weight in taps:
+            np.add.at(grad[ids[r]], (slice(None), index.reshape(-1)),
+                      (upstream * weight).reshape(c, -1))
     return {"X@GRAD": grad.reshape(X.shape).astype(X.dtype)}
 
 
