@@ -46,7 +46,7 @@ from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
 from . import (autograd, base, device, fft, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
                optimizer, regularizer, signal, static)
-from . import distribution  # noqa: E402,F401  (after nn: it uses nn.functional)
+from . import distribution, vision  # noqa: E402,F401  (after nn: they use it)
 from .signal import (bartlett_window, blackman_window, hamming_window,  # noqa: E402,F401
                      hann_window, kaiser_window)
 from .serialization import load, save  # noqa: E402,F401

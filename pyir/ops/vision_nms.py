@@ -1,0 +1,400 @@
+"""Box selection ops of detection models: nms (greedy, on sorted boxes), matrix_nms (SOLOv2
+score decay), generate_proposals_v2 (RPN proposals) and distribute_fpn_proposals (RoIs to
+FPN levels), with the rules of Paddle's CPU kernels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..registry import Attr, Example, Slot, VarSpec, register_op
+from ..registry import AttrType as T
+
+
+def box_area(box, normalized: bool) -> float:
+    if box[2] < box[0] or box[3] < box[1]:
+        return 0.0
+    extra = 0.0 if normalized else 1.0
+    return (box[2] - box[0] + extra) * (box[3] - box[1] + extra)
+
+
+def jaccard(a, b, normalized: bool) -> float:
+    """IoU of two boxes; +1 pixel widths when not normalized."""
+    if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
+        return 0.0
+    extra = 0.0 if normalized else 1.0
+    iw = min(a[2], b[2]) - max(a[0], b[0]) + extra
+    ih = min(a[3], b[3]) - max(a[1], b[1]) + extra
+    inter = iw * ih
+    return inter / (box_area(a, normalized) + box_area(b, normalized) - inter)
+
+
+def jaccard_row(box, boxes, normalized: bool) -> np.ndarray:
+    """`jaccard(box, b)` for every row b of boxes [K, 4], vectorized."""
+    extra = 0.0 if normalized else 1.0
+    disjoint = (boxes[:, 0] > box[2]) | (boxes[:, 2] < box[0]) | (boxes[:, 1] > box[3]) | \
+        (boxes[:, 3] < box[1])
+    inter = (np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0]) + extra) * \
+        (np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1]) + extra)
+    areas = np.where((boxes[:, 2] < boxes[:, 0]) | (boxes[:, 3] < boxes[:, 1]), 0.0,
+                     (boxes[:, 2] - boxes[:, 0] + extra) * (boxes[:, 3] - boxes[:, 1] + extra))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        iou = inter / (box_area(box, normalized) + areas - inter)
+    return np.where(disjoint, 0.0, iou)
+
+
+def greedy_nms(boxes, order, threshold, normalized, eta=1.0) -> list[int]:
+    """Visit `order`; keep a box when its IoU with every kept box is <= the threshold (which
+    shrinks by eta after each keep while above 0.5: Paddle's adaptive NMS)."""
+    order = np.asarray(order, np.int64)
+    worst = np.zeros(len(order))  # the highest IoU of each candidate with a kept box
+    candidates = boxes[order] if len(order) else np.zeros((0, 4))
+    selected = []
+    for position, index in enumerate(order):
+        if worst[position] > threshold:
+            continue
+        selected.append(int(index))
+        if position + 1 < len(order):
+            rest = slice(position + 1, None)
+            worst[rest] = np.maximum(worst[rest], jaccard_row(boxes[index], candidates[rest],
+                                                              normalized))
+        if eta < 1 and threshold > 0.5:
+            threshold *= eta
+    return selected
+
+
+# --- nms -------------------------------------------------------------------------------------
+def _nms_expect(Boxes, iou_threshold):
+    keep = []
+    for i, box in enumerate(Boxes):
+        if all(jaccard(box, Boxes[k], True) <= iou_threshold for k in keep):
+            keep.append(i)
+    return {"KeepBoxesIdxs": np.array(keep, np.int64)}
+
+
+@register_op(
+    "nms", inputs=["Boxes"], outputs=["KeepBoxesIdxs"],
+    attrs=[Attr("iou_threshold", T.FLOAT, 1.0)],
+    infer=lambda ctx: {"KeepBoxesIdxs": VarSpec((-1,), np.dtype("int64"))},
+    doc="indices of the boxes (in their given order) kept by greedy NMS: a box is dropped when "
+        "its IoU with a kept box exceeds iou_threshold",
+    examples=[Example({"Boxes": np.array([[0, 0, 4, 4], [1, 1, 5, 5], [0, 0, 4, 3.2],
+                                          [6, 6, 8, 8], [6.5, 6, 8, 8]], np.float32)},
+                      {"iou_threshold": 0.5}, _nms_expect, grad=False)],
+)
+def nms(Boxes, iou_threshold):
+    boxes = Boxes.astype(np.float64)
+    keep = greedy_nms(boxes, range(len(boxes)), iou_threshold, True)
+    return {"KeepBoxesIdxs": np.array(keep, np.int64)}
+
+
+# --- matrix_nms ------------------------------------------------------------------------------
+_MATRIX_ATTRS = [Attr("score_threshold", T.FLOAT, 0.0), Attr("nms_top_k", T.INT, -1),
+                 Attr("keep_top_k", T.INT, -1), Attr("post_threshold", T.FLOAT, 0.0),
+                 Attr("use_gaussian", T.BOOLEAN, False), Attr("gaussian_sigma", T.FLOAT, 2.0),
+                 Attr("background_label", T.INT, 0), Attr("normalized", T.BOOLEAN, True)]
+
+
+def _matrix_class(boxes, scores, a):
+    """(index, decayed score) kept for one class of one image."""
+    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > a["score_threshold"]]
+    if a["nms_top_k"] > -1:
+        order = order[:a["nms_top_k"]]
+    count = len(order)
+    iou = np.zeros((count, count))
+    for i in range(count):
+        for j in range(i):
+            iou[i, j] = jaccard(boxes[order[i]], boxes[order[j]], a["normalized"])
+    iou_max = np.array([iou[i, :i].max() if i else 0.0 for i in range(count)])
+    kept = []
+    for i in range(count):
+        decay = 1.0
+        for j in range(i):
+            if a["use_gaussian"]:
+                d = math.exp((iou_max[j] ** 2 - iou[i, j] ** 2) * a["gaussian_sigma"])
+            else:
+                d = (1 - iou[i, j]) / (1 - iou_max[j])
+            decay = min(decay, d)
+        score = decay * scores[order[i]]
+        if score > a["post_threshold"]:
+            kept.append((order[i], score))
+    return kept
+
+
+@register_op(
+    "matrix_nms", inputs=["BBoxes", "Scores"],
+    outputs=["Out", "Index", "RoisNum"], attrs=_MATRIX_ATTRS,
+    infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
+                       "Index": VarSpec((-1, 1), np.dtype("int32")),
+                       "RoisNum": VarSpec((-1,), np.dtype("int32"))},
+    doc="Matrix NMS: per image and class, scores decayed by the IoU with higher-scored boxes; "
+        "Out rows [label, score, x1, y1, x2, y2], Index into N*M boxes, RoisNum per image",
+    # by hand: IoU(box1, box0) = 0.5 decays 0.8 by (1 - 0.5) / (1 - 0) to 0.4; box2 keeps 0.7
+    examples=[Example({"BBoxes": np.array([[[0, 0, 1, 1], [0, 0, 1, 0.5], [2, 2, 3, 3]]],
+                                          np.float32),
+                       "Scores": np.array([[[0.3, 0.3, 0.3], [0.9, 0.8, 0.7]]], np.float32)},
+                      {"score_threshold": 0.1, "post_threshold": 0.1},
+                      {"Out": np.array([[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3],
+                                        [1, 0.4, 0, 0, 1, 0.5]], np.float32),
+                       "Index": np.array([[0], [2], [1]], np.int32),
+                       "RoisNum": np.array([3], np.int32)}, grad=False)],
+)
+def matrix_nms(BBoxes, Scores, score_threshold, nms_top_k, keep_top_k, post_threshold,
+               use_gaussian, gaussian_sigma, background_label, normalized):
+    attrs = dict(score_threshold=score_threshold, nms_top_k=nms_top_k,
+                 post_threshold=post_threshold, use_gaussian=use_gaussian,
+                 gaussian_sigma=gaussian_sigma, normalized=normalized)
+    n, classes, m = Scores.shape
+    rows, index, counts = [], [], []
+    for b in range(n):
+        boxes = BBoxes[b].astype(np.float64)
+        found = []
+        for c in range(classes):
+            if c == background_label:
+                continue
+            found += [(score, c, i) for i, score in
+                      _matrix_class(boxes, Scores[b, c].astype(np.float64), attrs)]
+        found.sort(key=lambda t: -t[0])
+        if keep_top_k > -1:
+            found = found[:keep_top_k]
+        counts.append(len(found))
+        for score, c, i in found:
+            rows.append([c, score, *boxes[i]])
+            index.append(b * m + i)
+    return {"Out": np.array(rows, BBoxes.dtype).reshape(-1, 6),
+            "Index": np.array(index, np.int32).reshape(-1, 1),
+            "RoisNum": np.array(counts, np.int32)}
+
+
+# --- distribute_fpn_proposals ----------------------------------------------------------------
+_FPN_ATTRS = [Attr("min_level", T.INT, 0), Attr("max_level", T.INT, 0),
+              Attr("refer_level", T.INT, 0), Attr("refer_scale", T.INT, 0),
+              Attr("pixel_offset", T.BOOLEAN, True)]
+
+
+def fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offset):
+    """The FPN level of each RoI: floor(log2(sqrt(area) / refer_scale + 1e-8) + refer_level),
+    clipped to [min_level, max_level]."""
+    levels = []
+    for box in rois:
+        scale = math.sqrt(box_area(box, not pixel_offset))
+        level = math.floor(math.log2(scale / refer_scale + 1e-8) + refer_level)
+        levels.append(min(max(level, min_level), max_level))
+    return np.array(levels, np.int64)
+
+
+@register_op(
+    "distribute_fpn_proposals", inputs=["FpnRois", Slot("RoisNum", dispensable=True)],
+    outputs=[Slot("MultiFpnRois", duplicable=True), "RestoreIndex",
+             Slot("MultiLevelRoIsNum", duplicable=True)],
+    attrs=_FPN_ATTRS,
+    infer=lambda ctx: {
+        "MultiFpnRois": [VarSpec((-1, 4), ctx.input("FpnRois").dtype)] *
+        (ctx.attr("max_level") - ctx.attr("min_level") + 1),
+        "RestoreIndex": VarSpec((-1, 1), np.dtype("int32")),
+        "MultiLevelRoIsNum": [VarSpec((-1,), np.dtype("int32"))] *
+        (ctx.attr("max_level") - ctx.attr("min_level") + 1)},
+    doc="split RoIs by FPN level (by their scale); RestoreIndex maps the concatenated levels "
+        "back to the input order",
+    # by hand: sqrt(area) 10, 300, 109.5 against 224 at level 4 -> levels 2, 4, 2
+    examples=[Example({"FpnRois": np.array([[0, 0, 10, 10], [0, 0, 300, 300], [0, 0, 100, 120]],
+                                           np.float32), "RoisNum": np.array([3], np.int32)},
+                      {"min_level": 2, "max_level": 5, "refer_level": 4, "refer_scale": 224,
+                       "pixel_offset": False},
+                      {"MultiFpnRois": [np.array([[0, 0, 10, 10], [0, 0, 100, 120]], np.float32),
+                                        np.zeros((0, 4), np.float32),
+                                        np.array([[0, 0, 300, 300]], np.float32),
+                                        np.zeros((0, 4), np.float32)],
+                       "RestoreIndex": np.array([[0], [2], [1]], np.int32),
+                       "MultiLevelRoIsNum": [np.array([2], np.int32), np.array([0], np.int32),
+                                             np.array([1], np.int32), np.array([0], np.int32)]},
+                      grad=False)],
+)
+def distribute_fpn_proposals(FpnRois, RoisNum, min_level, max_level, refer_level, refer_scale,
+                             pixel_offset):
+    rois = FpnRois.astype(np.float64)
+    per_image = [len(rois)] if RoisNum is None else [int(v) for v in np.ravel(RoisNum)]
+    image = np.repeat(np.arange(len(per_image)), per_image)
+    levels = fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offset)
+    outs, nums, order = [], [], []
+    for level in range(min_level, max_level + 1):
+        picked = np.nonzero(levels == level)[0]
+        order.extend(picked.tolist())
+        outs.append(FpnRois[picked].reshape(-1, 4))
+        nums.append(np.array([(image[picked] == b).sum() for b in range(len(per_image))],
+                             np.int32))
+    restore = np.empty(len(order), np.int32)
+    restore[np.array(order, np.int64)] = np.arange(len(order))
+    return {"MultiFpnRois": outs, "RestoreIndex": restore.reshape(-1, 1),
+            "MultiLevelRoIsNum": nums}
+
+
+# --- generate_proposals_v2 -------------------------------------------------------------------
+_PROPOSAL_ATTRS = [Attr("pre_nms_topN", T.INT, 6000), Attr("post_nms_topN", T.INT, 1000),
+                   Attr("nms_thresh", T.FLOAT, 0.5), Attr("min_size", T.FLOAT, 0.1),
+                   Attr("eta", T.FLOAT, 1.0), Attr("pixel_offset", T.BOOLEAN, True)]
+_BBOX_CLIP = math.log(1000.0 / 16.0)
+
+
+def decode_proposals(anchors, deltas, variances, pixel_offset):
+    e = 1.0 if pixel_offset else 0.0
+    aw = anchors[:, 2] - anchors[:, 0] + e
+    ah = anchors[:, 3] - anchors[:, 1] + e
+    acx, acy = anchors[:, 0] + 0.5 * aw, anchors[:, 1] + 0.5 * ah
+    d = deltas * variances
+    cx, cy = d[:, 0] * aw + acx, d[:, 1] * ah + acy
+    w = np.exp(np.minimum(d[:, 2], _BBOX_CLIP)) * aw
+    h = np.exp(np.minimum(d[:, 3], _BBOX_CLIP)) * ah
+    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - e, cy + h / 2 - e], 1)
+
+
+def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
+    order = np.argsort(-scores, kind="stable")
+    if 0 < a["pre_nms_topN"] < len(order):
+        order = order[:a["pre_nms_topN"]]
+    e = 1.0 if a["pixel_offset"] else 0.0
+    boxes = decode_proposals(anchors[order], deltas[order], variances[order], a["pixel_offset"])
+    im_h, im_w = float(im_shape[0]), float(im_shape[1])
+    boxes[:, 0::2] = np.clip(boxes[:, 0::2], 0, im_w - e)
+    boxes[:, 1::2] = np.clip(boxes[:, 1::2], 0, im_h - e)
+    min_size = max(a["min_size"], 1.0)
+    w, h = boxes[:, 2] - boxes[:, 0] + e, boxes[:, 3] - boxes[:, 1] + e
+    keep = (w >= min_size) & (h >= min_size)
+    if a["pixel_offset"]:
+        keep &= (boxes[:, 0] + w / 2 <= im_w) & (boxes[:, 1] + h / 2 <= im_h)
+    boxes, probs = boxes[keep], scores[order][keep]
+    if len(boxes) == 0:
+        return np.zeros((1, 4)), np.zeros((1, 1))
+    selected = greedy_nms(boxes, np.argsort(-probs, kind="stable"), a["nms_thresh"],
+                          not a["pixel_offset"], a["eta"])
+    if 0 < a["post_nms_topN"] < len(selected):
+        selected = selected[:a["post_nms_topN"]]
+    return boxes[selected], probs[selected].reshape(-1, 1)
+
+
+@register_op(
+    "generate_proposals_v2",
+    inputs=["Scores", "BboxDeltas", "ImShape", "Anchors", "Variances"],
+    outputs=["RpnRois", "RpnRoiProbs", "RpnRoisNum"],
+    attrs=_PROPOSAL_ATTRS,
+    infer=lambda ctx: {"RpnRois": VarSpec((-1, 4), ctx.input("Scores").dtype),
+                       "RpnRoiProbs": VarSpec((-1, 1), ctx.input("Scores").dtype),
+                       "RpnRoisNum": VarSpec((-1,), np.dtype("int32"))},
+    doc="RPN proposals: anchors decoded by BboxDeltas, the top pre_nms_topN by score clipped "
+        "to the image, small boxes dropped, NMS, the top post_nms_topN kept",
+    # by hand: zero deltas keep the anchors; the 0.6-score anchor overlaps the 0.9 one by
+    # IoU 0.81 and is suppressed; the 0.5-score anchor (IoU 0) stays
+    examples=[Example({"Scores": np.array([[[[0.9, 0.6, 0.5]]]], np.float32),
+                       "BboxDeltas": np.zeros((1, 4, 1, 3), np.float32),
+                       "ImShape": np.array([[40, 40]], np.float32),
+                       "Anchors": np.array([[[[0, 0, 10, 10]], [[0, 0, 9, 9]], [[20, 20, 30, 30]]]],
+                                           np.float32).reshape(1, 3, 1, 4),
+                       "Variances": np.ones((1, 3, 1, 4), np.float32)},
+                      {"pixel_offset": False},
+                      {"RpnRois": np.array([[0, 0, 10, 10], [20, 20, 30, 30]], np.float32),
+                       "RpnRoiProbs": np.array([[0.9], [0.5]], np.float32),
+                       "RpnRoisNum": np.array([2], np.int32)}, grad=False)],
+)
+def generate_proposals_v2(Scores, BboxDeltas, ImShape, Anchors, Variances, pre_nms_topN,
+                          post_nms_topN, nms_thresh, min_size, eta, pixel_offset):
+    attrs = dict(pre_nms_topN=pre_nms_topN, post_nms_topN=post_nms_topN, nms_thresh=nms_thresh,
+                 min_size=min_size, eta=eta, pixel_offset=pixel_offset)
+    n, a_num, h, w = Scores.shape
+    anchors = Anchors.reshape(-1, 4).astype(np.float64)
+    variances = Variances.reshape(-1, 4).astype(np.float64)
+    rois, probs, counts = [], [], []
+    for b in range(n):
+        scores = Scores[b].transpose(1, 2, 0).reshape(-1).astype(np.float64)
+        deltas = BboxDeltas[b].reshape(a_num, 4, h, w).transpose(2, 3, 0, 1).reshape(-1, 4)
+        boxes, p = _image_proposals(scores, deltas.astype(np.float64), ImShape[b], anchors,
+                                    variances, attrs)
+        rois.append(boxes)
+        probs.append(p)
+        counts.append(len(boxes))
+    return {"RpnRois": np.concatenate(rois).astype(Scores.dtype),
+            "RpnRoiProbs": np.concatenate(probs).astype(Scores.dtype),
+            "RpnRoisNum": np.array(counts, np.int32)}
+
+
+# --- multiclass_nms3 -------------------------------------------------------------------------
+_MULTICLASS_ATTRS = [Attr("score_threshold", T.FLOAT, 0.0), Attr("nms_top_k", T.INT, -1),
+                     Attr("keep_top_k", T.INT, -1), Attr("nms_threshold", T.FLOAT, 0.3),
+                     Attr("normalized", T.BOOLEAN, True), Attr("nms_eta", T.FLOAT, 1.0),
+                     Attr("background_label", T.INT, 0)]
+
+
+def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
+    """Greedy NMS of one class: indices kept, in descending score order."""
+    order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
+    if top_k > -1:
+        order = order[:top_k]
+    return greedy_nms(boxes, order, nms_threshold, normalized, eta)
+
+
+def _multiclass_image(boxes, scores, a):
+    """{label: kept indices} of one image (boxes [M, 4] or per class [M, C, 4])."""
+    kept = {}
+    for c in range(scores.shape[0]):
+        if c == a["background_label"]:
+            continue
+        class_boxes = boxes if boxes.ndim == 2 else boxes[:, c]
+        kept[c] = _nms_fast(class_boxes, scores[c], a["score_threshold"], a["nms_threshold"],
+                            a["nms_eta"], a["nms_top_k"], a["normalized"])
+    total = sum(len(v) for v in kept.values())
+    if -1 < a["keep_top_k"] < total:
+        ranked = sorted(((scores[c, i], c, i) for c, idx in kept.items() for i in idx),
+                        key=lambda t: -t[0])[:a["keep_top_k"]]
+        kept = {}
+        for _, c, i in ranked:
+            kept.setdefault(c, []).append(i)
+    return kept
+
+
+@register_op(
+    "multiclass_nms3", inputs=["BBoxes", "Scores", Slot("RoisNum", dispensable=True)],
+    outputs=["Out", "Index", "NmsRoisNum"], attrs=_MULTICLASS_ATTRS,
+    infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
+                       "Index": VarSpec((-1, 1), np.dtype("int32")),
+                       "NmsRoisNum": VarSpec((-1,), np.dtype("int32"))},
+    doc="per image and class greedy NMS (adaptive with nms_eta), the keep_top_k best kept; Out "
+        "rows [label, score, x1, y1, x2, y2] by label then score, Index into the boxes",
+    # by hand: class 1 keeps boxes 0 and 2 (box 1 overlaps box 0 by IoU 0.5 > 0.4); class 2
+    # keeps box 1 only (its 0.05 is under the score threshold for box 2)
+    examples=[Example({"BBoxes": np.array([[[0, 0, 1, 1], [0, 0, 1, 0.5], [2, 2, 3, 3]]],
+                                          np.float32),
+                       "Scores": np.array([[[0.3, 0.3, 0.3], [0.9, 0.8, 0.7],
+                                            [0.2, 0.6, 0.05]]], np.float32)},
+                      {"score_threshold": 0.1, "nms_threshold": 0.4},
+                      {"Out": np.array([[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3],
+                                        [2, 0.6, 0, 0, 1, 0.5]], np.float32),
+                       "Index": np.array([[0], [2], [1]], np.int32),
+                       "NmsRoisNum": np.array([3], np.int32)}, grad=False)],
+)
+def multiclass_nms3(BBoxes, Scores, RoisNum, score_threshold, nms_top_k, keep_top_k,
+                    nms_threshold, normalized, nms_eta, background_label):
+    attrs = dict(score_threshold=score_threshold, nms_top_k=nms_top_k, keep_top_k=keep_top_k,
+                 nms_threshold=nms_threshold, normalized=normalized, nms_eta=nms_eta,
+                 background_label=background_label)
+    if Scores.ndim == 3:  # BBoxes [N, M, 4], Scores [N, C, M]
+        images = [(BBoxes[b].astype(np.float64), Scores[b].astype(np.float64), b * BBoxes.shape[1])
+                  for b in range(Scores.shape[0])]
+    else:  # BBoxes [M, C, 4], Scores [M, C], RoisNum boxes per image
+        counts = [Scores.shape[0]] if RoisNum is None else [int(v) for v in np.ravel(RoisNum)]
+        starts = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+        images = [(BBoxes[s:e].astype(np.float64), Scores[s:e].T.astype(np.float64), s)
+                  for s, e in zip(starts[:-1], starts[1:])]
+    rows, index, counts_out = [], [], []
+    for boxes, scores, offset in images:
+        kept = _multiclass_image(boxes, scores, attrs)
+        count = 0
+        for c in sorted(kept):
+            for i in kept[c]:
+                box = boxes[i] if boxes.ndim == 2 else boxes[i, c]
+                rows.append([c, scores[c, i], *box])
+                index.append(offset + i)
+                count += 1
+        counts_out.append(count)
+    return {"Out": np.array(rows, BBoxes.dtype).reshape(-1, 6),
+            "Index": np.array(index, np.int32).reshape(-1, 1),
+            "NmsRoisNum": np.array(counts_out, np.int32)}
