@@ -23,7 +23,7 @@ from ._util import (check_type, check_variable_and_dtype, convert_np_dtype_to_dt
                     convert_to_list, in_dygraph_mode, in_dynamic_or_pir_mode, in_pir_mode)
 
 __all__ = ["yolo_loss", "yolo_box", "prior_box", "box_coder", "deform_conv2d", "DeformConv2D",
-           "distribute_fpn_proposals", "generate_proposals", "read_file", "decode_jpeg",
+           "distribute_fpn_proposals", "generate_proposals", "read_file",
            "roi_pool", "RoIPool", "psroi_pool", "PSRoIPool", "roi_align", "RoIAlign", "nms",
            "matrix_nms"]
 
