@@ -76,10 +76,15 @@ class Plan:
     def execute(self, env: dict, scope_vars: dict) -> list:
         """Run on `env` (the feeds) and `scope_vars` (persistable values, updated in place);
         returns the fetches. A failure is raised as a PyirError naming its step."""
+        # once per run, not per kernel: np.errstate costs more than many small kernels
+        with np.errstate(**dtypes.IEEE_QUIETLY):
+            return self.execute_nested(env, scope_vars)
+
+    def execute_nested(self, env: dict, scope_vars: dict) -> list:
+        """`execute` for a kernel that runs a sub-block from inside a running plan (a loop
+        body, a branch), whose floating-point settings are already in force."""
         try:
-            # once per run, not per kernel: np.errstate costs more than many small kernels
-            with np.errstate(**dtypes.IEEE_QUIETLY):
-                return self.generated.run(env, scope_vars)
+            return self.generated.run(env, scope_vars)
         except KeyboardInterrupt as e:
             step, _ = self._step_raising(e.__traceback__)
             raise Interrupted("interrupted (Ctrl-C) while running",

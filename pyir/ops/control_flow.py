@@ -106,7 +106,7 @@ def conditional_block(Cond, Input, sub_block, is_scalar_condition, skip_eager_de
         outs = [_placeholder(dt) for dt in out_dtypes]
         return {"Out": outs, "Scope": _holder(StepScope({}, ()))}
     given = dict(zip(input_names, Input or ()))
-    values = plan.execute({name: given[name] for name in plan.feeds}, scope_vars)
+    values = plan.execute_nested({name: given[name] for name in plan.feeds}, scope_vars)
     return {"Out": values[:len(out_dtypes)],
             "Scope": _holder(StepScope(dict(zip(plan.fetches, values)), ()))}
 
@@ -174,7 +174,8 @@ def conditional_block_grad(Cond, Input, Out, Out_grad, Scope, sub_block, is_scal
         raise KernelError(f"the gradient block reads {missing[0]!r}, which neither the inputs, "
                           f"the output gradients nor the forward run provide",
                           where.with_(var=missing[0]))
-    values = dict(zip(plan.fetches, plan.execute({n: env[n] for n in plan.feeds}, scope_vars)))
+    feed = {n: env[n] for n in plan.feeds}
+    values = dict(zip(plan.fetches, plan.execute_nested(feed, scope_vars)))
     return {"Input@GRAD": [None if not w else np.zeros_like(x) if r is None else values[r]
                            for x, r, w in zip(Input, result_names, wanted)]}
 
@@ -305,7 +306,7 @@ def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_n
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
     iterations = []  # each iteration's values (what it read and what it computed)
-    feeds, fetches, run = plan.feeds, plan.fetches, plan.execute
+    feeds, fetches, run = plan.feeds, plan.fetches, plan.execute_nested
     n_out = len(out_names)
     limit, steps = _max_loop_steps[0], 0
     while _truth(env[cond_name], where, f"the while condition {cond_name!r}"):
@@ -367,7 +368,7 @@ def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, 
         if missing:
             raise KernelError(f"the loop's gradient block reads {missing[0]!r}, which the "
                               f"forward iteration did not keep", where.with_(var=missing[0]))
-        got = dict(zip(plan.fetches, plan.execute({n: env[n] for n in plan.feeds},
+        got = dict(zip(plan.fetches, plan.execute_nested({n: env[n] for n in plan.feeds},
                                                   scope_vars)))
         entry = {}
         for name, result in zip(x_names, result_names):

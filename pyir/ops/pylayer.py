@@ -153,7 +153,8 @@ def pylayer(Input, blocks, skip_eager_deletion_vars, plan, input_names, out_name
     if unset:
         raise KernelError(f"input {unset[0]!r} has no value: it is neither fed nor computed "
                           f"before the pylayer", Where(var=unset[0]))
-    values = dict(zip(keep_names, plan.execute(dict(zip(input_names, Input)), scope_vars)))
+    feed = dict(zip(input_names, Input))
+    values = dict(zip(keep_names, plan.execute_nested(feed, scope_vars)))
     step = StepScope(values, out_names)
     return {"Out": [values[n] for n in out_names], "Scope": _holder(step)}
 
@@ -205,7 +206,7 @@ def pylayer_grad(Input, Out_grad, Scope, backward_block, skip_eager_deletion_var
         raise KernelError(f"the backward block reads {missing[0]!r}, which is neither an input "
                           f"of the pylayer, an output gradient, nor computed by its forward "
                           f"block", where.with_(var=missing[0]))
-    env = dict(zip(plan.fetches, plan.execute(env, scope_vars)))
+    env = dict(zip(plan.fetches, plan.execute_nested(env, scope_vars)))
     grads = []
     for x, result, want in zip(Input, result_names, wanted):
         grads.append(None if not want else np.zeros_like(x) if result is None else env[result])
