@@ -7,6 +7,7 @@ save with `save_inference_model` or `pyir build`, run with `pyir run` or `Execut
 from __future__ import annotations
 
 import builtins as _builtins
+import importlib as _importlib
 
 import numpy as np
 
@@ -46,7 +47,6 @@ from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
 from . import (autograd, base, device, fft, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
                optimizer, regularizer, signal, static)
-from . import distribution, vision  # noqa: E402,F401  (after nn: they use it)
 from .signal import (bartlett_window, blackman_window, hamming_window,  # noqa: E402,F401
                      hann_window, kaiser_window)
 from .serialization import load, save  # noqa: E402,F401
@@ -85,6 +85,16 @@ _TOP_LEVEL_UNSUPPORTED = {
         "original_init")},
 }
 
-__getattr__ = _unsupported.module_getattr(__name__, {**_UNSUPPORTED, **_TOP_LEVEL_UNSUPPORTED})
+_unsupported_name = _unsupported.module_getattr(__name__,
+                                               {**_UNSUPPORTED, **_TOP_LEVEL_UNSUPPORTED})
+# Loaded on first use (`pyir.distribution`, `pyir.vision`): most programs never touch them,
+# so `import pyir` does not pay for them.
+_LAZY_MODULES = ("distribution", "vision")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    return _unsupported_name(name)
 # Paddle binds these top-level functions onto Tensor and Variable too.
 _operators.add_methods({"softmax": softmax, "create_parameter": create_parameter})

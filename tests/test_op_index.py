@@ -48,3 +48,15 @@ print(len(before))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout) < 20
+
+
+def test_distribution_and_vision_load_on_first_use():
+    script = """
+import sys, pyir
+assert "pyir.distribution" not in sys.modules and "pyir.vision" not in sys.modules
+assert pyir.distribution.Normal(0.0, 1.0).mean is not None
+assert pyir.vision.ops.nms is not None and "pyir.vision" in sys.modules
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
