@@ -205,8 +205,9 @@ def array_of(value) -> np.ndarray:
 def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
     """An eager Tensor from a number, a (nested) list, a numpy array or a Tensor.
 
-    Python floats become float32 and ints int64 (Paddle's defaults); numpy arrays keep their
-    dtype unless `dtype` is given.
+    Python floats become the default float dtype (float32 unless `pyir.set_default_dtype`
+    changed it) and ints int64, as in Paddle; numpy arrays keep their dtype unless `dtype` is
+    given.
 
     Example:
         >>> t = pyir.to_tensor([[1.0, 2.0]], stop_gradient=False)
@@ -217,8 +218,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
         value = np.array(data)
         if dtype is None and not isinstance(data, np.ndarray | np.generic):
             if value.dtype == np.float64:
-                value = value.astype(np.float32)
-            elif value.dtype == np.complex128:
+                value = value.astype(dtypes.default_float())
+            elif value.dtype == np.complex128 and dtypes.default_float() != "float64":
                 value = value.astype(np.complex64)
     if dtype is not None:
         value = value.astype(dtypes.to_numpy(dtype))

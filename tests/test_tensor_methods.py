@@ -194,3 +194,22 @@ def test_input_spec_shapes_and_conversions():
         InputSpec([], "float32").unbatch()
     with pytest.raises(PyirError, match="list or tuple"):
         InputSpec("x")
+
+
+def test_to_tensor_follows_the_default_float_dtype():
+    try:
+        pyir.set_default_dtype("float64")
+        assert pyir.to_tensor(1.0).dtype == np.float64
+        assert pyir.to_tensor([1.5, 2.0]).dtype == np.float64
+        assert pyir.to_tensor(np.float32(1.0)).dtype == np.float32  # numpy keeps its dtype
+    finally:
+        pyir.set_default_dtype("float32")
+    assert pyir.to_tensor(1.0).dtype == np.float32 and pyir.to_tensor(3).dtype == np.int64
+
+
+def test_abs_of_a_complex_tensor_keeps_a_complex_gradient():
+    value = np.array([3 + 4j, -1j, 2.0], np.complex64)
+    x = pyir.to_tensor(value, stop_gradient=False)
+    pyir.abs(x).sum().backward()
+    assert x.grad.dtype == np.complex64
+    np.testing.assert_allclose(x.grad.numpy(), value / np.abs(value), rtol=1e-6)

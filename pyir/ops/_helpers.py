@@ -147,7 +147,9 @@ def register_unary(name: str, forward, derivative, doc: str, example_inputs: lis
         return {"X@GRAD": derivative(Out, Out_grad).astype(Out_grad.dtype, copy=False)}
 
     def grad_from_x(X, Out_grad):
-        return {"X@GRAD": derivative(X, Out_grad).astype(Out_grad.dtype, copy=False)}
+        # a complex input gets a complex gradient even where Out is real (|X|: dOut * X/|X|)
+        dtype = X.dtype if X.dtype.kind == "c" else Out_grad.dtype
+        return {"X@GRAD": derivative(X, Out_grad).astype(dtype, copy=False)}
 
     grad_kernel = grad_from_out if uses == "Out" else grad_from_x
     kernel.__module__ = grad_kernel.__module__ = module
