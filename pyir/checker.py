@@ -25,7 +25,7 @@ def check_program(program: Program, *, lenient: bool = False) -> list[CheckError
     on it, so a broken tree stops the check there instead of letting a lookup loop forever.
     """
     problems: list[CheckError] = []
-    tree = list(_tree_problems(program))
+    tree = list(_tree_problems(program)) + list(_sub_block_cycles(program))
     for err in tree:
         _report(problems, lenient, err)
     if tree:
@@ -37,6 +37,34 @@ def check_program(program: Program, *, lenient: bool = False) -> list[CheckError
             for err in _check_op(op, where, nblocks):
                 _report(problems, lenient, err)
     return problems
+
+
+def _sub_block_cycles(program: Program):
+    """A block that (through the sub-blocks its ops run) runs itself would recurse forever."""
+    nblocks = len(program.blocks)
+    runs = {b.idx: {i for op in b.ops for i in op.sub_block_ids()} for b in program.blocks}
+    state: dict[int, int] = {}  # 1 = on the current path, 2 = done
+
+    def visit(block: int, path: list):
+        state[block] = 1
+        for sub in sorted(runs.get(block, ())):
+            if state.get(sub) == 1:
+                cycle = " -> ".join(str(b) for b in path[path.index(sub):] + [sub])
+                return CheckError(f"blocks run each other in a cycle ({cycle}): running them "
+                                  f"would never end", Where(file=program.source, block=sub))
+            if sub not in state and 0 <= sub < nblocks:
+                found = visit(sub, path + [sub])
+                if found is not None:
+                    return found
+        state[block] = 2
+        return None
+
+    for start in range(nblocks):
+        if start not in state:
+            found = visit(start, [start])
+            if found is not None:
+                yield found
+                return
 
 
 def _tree_problems(program: Program):
@@ -81,11 +109,6 @@ def _check_op(op: Operator, where: Where, nblocks: int):
                 yield CheckError(f"attribute {name!r} refers to block {bad[0]}, but the program "
                                  f"has blocks 0..{nblocks - 1}", where)
                 continue
-            behind = [b for b in indices if b <= op.block.idx]
-            if behind:
-                yield CheckError(f"attribute {name!r} refers to block {behind[0]}, which is not "
-                                 f"after the op's own block {op.block.idx}: a sub-block must come "
-                                 f"later, or running it would loop", where)
     for names in list(op.inputs.values()) + list(op.outputs.values()):
         for var in names:
             if var != EMPTY_VAR and op.block.find_var(var) is None \

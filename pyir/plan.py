@@ -25,7 +25,7 @@ from . import binding, codegen, dtypes, registry
 from .checker import check_program
 from .errors import CheckError, FeedError, Interrupted, KernelError, PyirError, Where
 from .framework import Program
-from .registry import EMPTY_VAR
+from .registry import EMPTY_VAR, GRAD_SUFFIX
 
 # A kernel's runtime parameter of this name gets the running plan's scope values.
 SCOPE_PARAM = "scope_vars"
@@ -218,6 +218,10 @@ def _feed_check(program: Program, block, name: str, feed_targets: tuple) -> code
     or, for another variable, only converted to its dtype."""
     var = block.find_var(name)
     where = Where(file=program.source, var=name)
+    if var is None and block.idx > 0 and GRAD_SUFFIX in name:
+        # a gradient a sub-block receives from its op (a pylayer's backward block reads
+        # `<Out>@GRAD`, which the backward pass declares where it appends the grad op)
+        return codegen.FeedCheck(None, None, partial(_converted_feed, dtype=None))
     if var is None:
         inputs = feed_targets or [v.name for v in program.global_block().vars.values()
                                   if v.need_check_feed]

@@ -147,17 +147,20 @@ def test_a_broken_block_tree_is_reported_without_walking_it(edit, message):
     assert problems and message in str(problems[0])
 
 
-def test_a_sub_block_must_come_after_the_op_that_runs_it():
+@pytest.mark.parametrize("runs", [[(1, 1)], [(1, 2), (2, 1)]])
+def test_blocks_that_run_each_other_in_a_cycle_are_refused(runs):
     program = _program()
-    program.create_block()
-    program.rollback()
-    block = program.blocks[1]
-    block.create_var("z", "float32", [2, 3])
-    block.append_op("pylayer", {"Input": ["x"]}, {"Out": ["z"], "Scope": []},
-                    {"blocks": [1]}, {"blocks": AttrType.BLOCKS})
-    with pytest.raises(CheckError, match="refers to block 1, which is not after the op's own "
-                                         "block 1"):
+    for _ in range(2):
+        program.create_block()
+        program.rollback()
+    for owner, sub in runs:
+        block = program.blocks[owner]
+        block.create_var("z", "float32", [2, 3])
+        block.append_op("pylayer", {"Input": ["x"]}, {"Out": ["z"], "Scope": []},
+                        {"blocks": [sub]}, {"blocks": AttrType.BLOCKS})
+    with pytest.raises(CheckError, match="blocks run each other in a cycle"):
         check_program(program)
+    assert check_program(program, lenient=True)  # reported, not looped on
 
 
 @pytest.mark.parametrize("verb", ["inspect", "run"])

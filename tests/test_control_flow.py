@@ -479,3 +479,42 @@ def test_build_run_grad_check_of_a_model_with_cond_and_while(tmp_path, flag):
     check = cli("grad", str(model), "--wrt", "x", "--check", "--feed",
                 str(tmp_path / "feed.npz"))
     assert check.exit_code == 0 and "gradient check passed" in check.output, check.output
+
+
+def _cube(x):
+    return np.asarray(x) ** 3
+
+
+def _cube_grad(x, y, dy):
+    return 3 * np.asarray(x) ** 2 * np.asarray(dy)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_py_func_and_static_pylayer_inside_branches_differentiate(flag):
+    xv = np.array([0.5, -1.0, 2.0])
+    feeds = {"x": xv, "p": np.array([flag])}
+
+    def build(x, p):
+        x.stop_gradient = False
+
+        def with_py_func():
+            block = pyir.static.default_main_program().current_block()
+            out = block.create_var(None, "float64", [3])
+            pyir.static.py_func(_cube, x, out, backward_func=_cube_grad)
+            return out * 2.0
+
+        def with_pylayer():
+            return pyir.static.nn.static_pylayer(lambda v: pyir.exp(v), [x],
+                                                 lambda dy: pyir.exp(x) * dy)
+
+        loss = pyir.sum(cond(p, with_py_func, with_pylayer))
+        return [loss, *pyir.static.gradients([loss], [x])]
+
+    main, outs = _build(build, feeds)
+    loss, dx = _run(main, outs, feeds)
+    if flag:
+        np.testing.assert_allclose(loss, np.sum(2 * xv ** 3))
+        np.testing.assert_allclose(dx, 6 * xv ** 2)
+    else:
+        np.testing.assert_allclose(loss, np.sum(np.exp(xv)))
+        np.testing.assert_allclose(dx, np.exp(xv))
