@@ -53,6 +53,9 @@ def grad(model, loss, wrt, out, params, check, feeds, paths, max_elements, rtol,
     written = grad_model(model, out, loss, wrt, params, paths)
     click.echo(f"wrote {written.path}: loss {written.loss}, gradients "
                f"{', '.join(g for _, g in written.gradients)}")
+    if not written.params_written:
+        click.echo(f"(no parameters found beside {model}: only the program was written; run it "
+                   f"with --params FILE)", err=True)
 
 
 def _check(model, loss, wrt, params, feeds, paths, max_elements, rtol, atol) -> None:

@@ -183,3 +183,28 @@ def test_python_dash_m_pyir_is_the_command():
     result = subprocess.run([sys.executable, "-m", "pyir", "--help"], capture_output=True,
                             text=True)
     assert result.returncode == 0 and "inspect" in result.stdout and "grad" in result.stdout
+
+
+def test_grad_needs_no_parameter_values(tmp_path):
+    """Appending backward ops to a file whose params are elsewhere writes the program only;
+    running it with --params gives the same gradients as with the params beside it."""
+    from conftest import cli
+
+    model_py = tmp_path / "lossm.py"
+    model_py.write_text("import pyir as paddle\npaddle.enable_static()\n"
+                        "x = paddle.static.data(name='x', shape=[None, 4], dtype='float32')\n"
+                        "loss = paddle.mean(paddle.static.nn.fc(x, size=3))\n")
+    assert cli("build", str(model_py), "-o", str(tmp_path / "l.pb")).exit_code == 0
+    x = np.arange(8, dtype="float32").reshape(2, 4)
+    with_params = files.grad_model(str(tmp_path / "l.pb"), str(tmp_path / "a.pb"))
+    assert with_params.params_written
+    want = files.run_model(str(tmp_path / "a.pb"), {"x": x}).outputs
+    (tmp_path / "l.pdiparams").rename(tmp_path / "away.pdiparams")
+    result = cli("grad", str(tmp_path / "l.pb"), "-o", str(tmp_path / "b.pb"))
+    assert result.exit_code == 0 and "only the program was written" in result.stderr
+    assert not (tmp_path / "b.pdiparams").exists()
+    got = files.run_model(str(tmp_path / "b.pb"), {"x": x},
+                          params=str(tmp_path / "away.pdiparams")).outputs
+    assert set(got) == set(want)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name])

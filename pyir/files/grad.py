@@ -18,6 +18,7 @@ from ..callables import search_path
 from ..errors import PyirError, Where
 from ..executor import Scope
 from ..gradcheck import GradResult, check_program_gradients
+from .inference import persistable_names
 from .model import load_model, save_training_program
 from .run import read_feeds
 
@@ -29,6 +30,7 @@ class GradModel:
     path: str
     loss: str
     gradients: list[tuple[str, str]]
+    params_written: bool = True  # False: the model's parameters were not found beside it
 
 
 def grad_model(model: str, out: str | None = None, loss: str | None = None, wrt=(),
@@ -56,9 +58,12 @@ def grad_model(model: str, out: str | None = None, loss: str | None = None, wrt=
         program = loaded.program.clone()
         loss_name, pairs = differentiate(program, loss, list(wrt))
     out = out or os.path.splitext(os.path.basename(model))[0] + "_grad.pb"
+    # Appending backward ops needs no parameter values: without them only the program is
+    # written, and `pyir run OUT --params FILE` supplies them later.
+    have_params = all(name in scope for name in persistable_names(program))
     save_training_program(out, program, list(loaded.feed_names),
-                          [loss_name] + [g for _, g in pairs], scope)
-    return GradModel(out, loss_name, pairs)
+                          [loss_name] + [g for _, g in pairs], scope if have_params else None)
+    return GradModel(out, loss_name, pairs, have_params)
 
 
 def check_model_gradients(model: str, feeds, loss: str | None = None, wrt=(),

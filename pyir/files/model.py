@@ -74,11 +74,12 @@ def save_model(path: str, program: Program, feed_names: list[str], fetch_names: 
 
 
 def save_training_program(path: str, program: Program, feed_names: list[str],
-                          fetch_names: list[str], scope: Scope,
+                          fetch_names: list[str], scope: Scope | None,
                           params_path: str | None = None) -> Program:
     """Write `program` as it is (no pruning, no is_test: it can still train) with Paddle's
     feed/fetch ops for its inputs and outputs, plus its persistable values from `scope` in
-    `<stem>.pdiparams` (or `params_path`); both files atomically. Returns the program as written.
+    `<stem>.pdiparams` (or `params_path`); both files atomically. With `scope=None` only the
+    program is written (its parameters live elsewhere). Returns the program as written.
 
     Example:
         >>> save_training_program("out/train.pb", main, ["x", "y"], [loss.name], scope)
@@ -89,7 +90,8 @@ def save_training_program(path: str, program: Program, feed_names: list[str],
     for name in [n for n, v in block.vars.items() if v.type in (FEED_MINIBATCH, FETCH_LIST)]:
         block.remove_var(name)
     add_feed_fetch(copy, list(feed_names), list(fetch_names))
-    write_files(_program_and_params(copy, path, scope, params_path))
+    write_files(_program_and_params(copy, path, scope, params_path) if scope is not None
+                else {path: copy.serialize_to_string()})
     return copy
 
 
