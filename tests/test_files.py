@@ -208,3 +208,15 @@ def test_grad_needs_no_parameter_values(tmp_path):
     assert set(got) == set(want)
     for name in want:
         np.testing.assert_array_equal(got[name], want[name])
+
+
+def test_grad_refuses_a_program_that_already_holds_backward_or_optimizer_ops(tmp_path):
+    from conftest import GOLDEN, assert_one_line_error, cli
+
+    golden = GOLDEN / "mlp_grad" / "model_with_grad.pb"
+    assert_one_line_error(cli("grad", str(golden), "-o", str(tmp_path / "g.pb")),
+                          "already holds backward ops", "give pyir grad the forward program")
+    assert not (tmp_path / "g.pb").exists()
+    np.save(tmp_path / "x.npy", np.ones((1, 4), "float32"))
+    assert_one_line_error(cli("grad", str(golden), "--check", "--feed",
+                              f"x={tmp_path / 'x.npy'}"), "already holds backward ops")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from ..differentiation import differentiate
 from ..callables import search_path
-from ..errors import PyirError, Where
+from ..builder import ROLE_BACKWARD, ROLE_OPTIMIZE
+from ..errors import GradError, PyirError, Where
 from ..executor import Scope
 from ..gradcheck import GradResult, check_program_gradients
 from .inference import persistable_names
@@ -55,6 +56,7 @@ def grad_model(model: str, out: str | None = None, loss: str | None = None, wrt=
     scope = Scope()
     with search_path(list(paths)):
         loaded = load_model(model, params=params, scope=scope)
+        _refuse_differentiated(loaded.program)
         program = loaded.program.clone()
         loss_name, pairs = differentiate(program, loss, list(wrt))
     out = out or os.path.splitext(os.path.basename(model))[0] + "_grad.pb"
@@ -64,6 +66,19 @@ def grad_model(model: str, out: str | None = None, loss: str | None = None, wrt=
     save_training_program(out, program, list(loaded.feed_names),
                           [loss_name] + [g for _, g in pairs], scope if have_params else None)
     return GradModel(out, loss_name, pairs, have_params)
+
+
+def _refuse_differentiated(program) -> None:
+    """`pyir grad` of a program that already holds backward or optimizer ops would nest its
+    gradient names (`grad/x@GRAD`) and check the wrong things: refuse, naming the op."""
+    for index, op in enumerate(program.global_block().ops):
+        role = op.attrs.get("op_role", 0)
+        if isinstance(role, int) and role & (ROLE_BACKWARD | ROLE_OPTIMIZE):
+            kind = "optimizer" if role & ROLE_OPTIMIZE else "backward"
+            raise GradError(f"the program already holds {kind} ops (op #{index} {op.type} has "
+                            f"op_role {role}): give pyir grad the forward program it was built "
+                            f"from", Where(file=program.source, block=0, op_index=index,
+                                           op_type=op.type))
 
 
 def check_model_gradients(model: str, feeds, loss: str | None = None, wrt=(),
@@ -87,6 +102,7 @@ def check_model_gradients(model: str, feeds, loss: str | None = None, wrt=(),
     scope = Scope()
     with search_path(list(paths)):
         loaded = load_model(model, params=params, scope=scope)
+        _refuse_differentiated(loaded.program)
         feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(
             feeds, list(loaded.feed_names), model)
         return check_program_gradients(loaded.program, loss, feed, scope, list(wrt) or None,
