@@ -45,19 +45,10 @@ from .reader import batch  # noqa: E402,F401
 from .tensor import *  # noqa: E402,F401,F403
 from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
-from . import (autograd, base, device, fft, fluid, io, jit, linalg, metric, nn,  # noqa: E402,F401
-               optimizer, regularizer, signal, static)
-from .signal import (bartlett_window, blackman_window, hamming_window,  # noqa: E402,F401
-                     hann_window, kaiser_window)
+from . import autograd, base, device, fluid, linalg, regularizer, static  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from .autograd import set_grad_enabled  # noqa: E402,F401  (usable as a plain call too)
 from .tensor_format import set_printoptions  # noqa: E402,F401
-# Paddle re-exports these at the top level.
-from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402,F401
-                            group_norm, layer_norm)
-from .nn.compat import softmax  # noqa: E402,F401
-from .nn.summary import flops, summary  # noqa: E402,F401
-from .nn.hapi_model import Model  # noqa: E402,F401
 from .static import create_parameter  # noqa: E402,F401
 from .tensor import operators as _operators  # noqa: E402
 from . import printer, serialize  # noqa: E402,F401  (they install Program's printing and files)
@@ -87,14 +78,36 @@ _TOP_LEVEL_UNSUPPORTED = {
 
 _unsupported_name = _unsupported.module_getattr(__name__,
                                                {**_UNSUPPORTED, **_TOP_LEVEL_UNSUPPORTED})
-# Loaded on first use (`pyir.distribution`, `pyir.vision`): most programs never touch them,
-# so `import pyir` does not pay for them.
-_LAZY_MODULES = ("distribution", "vision")
+# Loaded on first use: parts of the API that only some programs touch, so `import pyir` (and
+# so `pyir run`) does not pay for them. `pyir.nn`, `import pyir.nn` and `from pyir import nn`
+# all work as for any submodule.
+_LAZY_MODULES = ("distribution", "fft", "io", "jit", "metric", "nn", "optimizer", "signal",
+                 "vision")
+# Top-level names Paddle re-exports from those parts: name -> the module defining it.
+_LAZY_NAMES = {
+    **dict.fromkeys(("adaptive_avg_pool1d", "conv1d", "conv2d", "conv3d", "group_norm",
+                     "layer_norm"), "pyir.nn.functional"),
+    "softmax": "pyir.nn.compat", "flops": "pyir.nn.summary", "summary": "pyir.nn.summary",
+    "Model": "pyir.nn.hapi_model",
+    **dict.fromkeys(("bartlett_window", "blackman_window", "hamming_window", "hann_window",
+                     "kaiser_window"), "pyir.signal"),
+}
 
 
 def __getattr__(name: str):
     if name in _LAZY_MODULES:
         return _importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        value = getattr(_importlib.import_module(_LAZY_NAMES[name]), name)
+        globals()[name] = value
+        return value
     return _unsupported_name(name)
+
+
+def _softmax_method(x, *args, **kwargs):
+    """`x.softmax(...)`: Paddle's top-level `softmax` as a method (loaded on first use)."""
+    return __getattr__("softmax")(x, *args, **kwargs)
+
+
 # Paddle binds these top-level functions onto Tensor and Variable too.
-_operators.add_methods({"softmax": softmax, "create_parameter": create_parameter})
+_operators.add_methods({"softmax": _softmax_method, "create_parameter": create_parameter})
