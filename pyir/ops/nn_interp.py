@@ -9,6 +9,7 @@ import numpy as np
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import default_grad, rand
+from .shape_ext import _axis_matrix, _ratio
 
 _ATTRS = [
     Attr("data_layout", T.STRING, "NCHW"), Attr("out_d", T.INT, 0), Attr("out_h", T.INT, 0),
@@ -43,12 +44,6 @@ def plan_sizes(in_sizes, OutSize, SizeTensor, Scale, out_dhw, scale):
     return sizes, scales
 
 
-def _ratio(n_in, n_out, scale, align_corners):
-    if align_corners:
-        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    return 1.0 / scale if scale > 0 else n_in / n_out
-
-
 def _cubic_weights(t):
     a = _CUBIC_A
 
@@ -62,25 +57,17 @@ def _cubic_weights(t):
 
 
 def axis_matrix(method, n_in, n_out, scale, align_corners, align_mode):
-    """The (n_out, n_in) matrix resampling one axis (linear or cubic)."""
+    """The (n_out, n_in) matrix resampling one axis: cubic here, linear (and nearest) as the
+    2-D interpolation ops do it (shape_ext._axis_matrix)."""
+    if method != "bicubic":
+        return _axis_matrix(method, n_in, n_out, scale, align_corners, align_mode)
     ratio = _ratio(n_in, n_out, scale, align_corners)
     i = np.arange(n_out)
     m = np.zeros((n_out, n_in))
-    if method == "bicubic":
-        src = ratio * i if align_corners else ratio * (i + 0.5) - 0.5
-        base = np.floor(src).astype(int)
-        for k, w in enumerate(_cubic_weights(src - base)):
-            np.add.at(m, (i, np.clip(base - 1 + k, 0, n_in - 1)), w)
-        return m
-    if align_mode == 0 and not align_corners:
-        src = np.maximum(ratio * (i + 0.5) - 0.5, 0.0)
-    else:
-        src = ratio * i
-    lo = np.minimum(src.astype(int), n_in - 1)
-    hi = np.minimum(lo + 1, n_in - 1)
-    frac = src - lo
-    np.add.at(m, (i, lo), 1.0 - frac)
-    np.add.at(m, (i, hi), frac)
+    src = ratio * i if align_corners else ratio * (i + 0.5) - 0.5
+    base = np.floor(src).astype(int)
+    for k, w in enumerate(_cubic_weights(src - base)):
+        np.add.at(m, (i, np.clip(base - 1 + k, 0, n_in - 1)), w)
     return m
 
 
