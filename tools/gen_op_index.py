@@ -20,17 +20,21 @@ INDEX = ROOT / "pyir" / "op_index.py"
 
 def registered_modules() -> dict[str, str]:
     """op type -> a module whose import registers it: each family is imported in turn, and
-    the ops that appear belong to it (ops registered at `import pyir` belong to their
-    kernel's module)."""
+    the ops that appear belong to it."""
     import pyir.ops
     from pyir import registry
 
-    found = {name: opdef.kernel.__module__ for name, opdef in dict.items(registry.OPS)}
-    for info in pkgutil.iter_modules(pyir.ops.__path__):
-        module = f"pyir.ops.{info.name}"
+    modules = [f"pyir.ops.{info.name}" for info in pkgutil.iter_modules(pyir.ops.__path__)]
+    found = {}
+    for module in modules:
         importlib.import_module(module)
         for name in dict.keys(registry.OPS):
             found.setdefault(name, module)
+    # An op belongs to the module its kernel is written in when that is an op family (a
+    # family importing another would otherwise claim the other's ops).
+    for name, opdef in dict.items(registry.OPS):
+        if opdef.kernel.__module__ in modules:
+            found[name] = opdef.kernel.__module__
     return found
 
 
