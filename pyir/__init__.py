@@ -47,7 +47,6 @@ from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
 from . import autograd, base, device, fluid, linalg, regularizer, static  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
-from .autograd import set_grad_enabled  # noqa: E402,F401  (usable as a plain call too)
 from .tensor_format import set_printoptions  # noqa: E402,F401
 from .static import create_parameter  # noqa: E402,F401
 from .tensor import operators as _operators  # noqa: E402

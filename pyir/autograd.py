@@ -14,15 +14,14 @@ op nodes run their registry grad rules (pyir/eager.py), PyLayer nodes the user's
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from typing import Any
 
 import numpy as np
 
 from . import dtypes
-from .eager import (Node, Tensor, _grad_enabled, backward_into_leaves, grad,
-                    is_grad_enabled, no_grad)
+from .eager import (Node, Tensor, backward_into_leaves, enable_grad, grad,  # noqa: F401
+                    is_grad_enabled, no_grad, set_grad_enabled)
 from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer
@@ -266,50 +265,6 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
 
 
 # --- functional autograd and grad-mode helpers ------------------------------------------
-
-
-class enable_grad(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
-    """Record the tape inside the block even within `no_grad`; usable as a decorator.
-
-    Example:
-        >>> with pyir.no_grad():
-        ...     with pyir.enable_grad():
-        ...         y = x * 2          # recorded
-    """
-
-    def __enter__(self):
-        self._old, _grad_enabled[0] = _grad_enabled[0], True
-        return self
-
-    def __exit__(self, *exc):
-        _grad_enabled[0] = self._old
-        return False
-
-
-class set_grad_enabled(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
-    """Turn tape recording on or off now; used with `with`, the old mode comes back at the
-    end of the block (as Paddle's: the call itself switches the mode).
-
-    Example:
-        >>> with pyir.set_grad_enabled(False):
-        ...     y = x * 2          # not recorded
-    """
-
-    def __init__(self, mode) -> None:
-        self.prev, self.mode = _grad_enabled[0], bool(mode)
-        _grad_enabled[0] = self.mode
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        _grad_enabled[0] = self.prev
-        return False
-
-    def _recreate_cm(self):
-        return type(self)(self.mode)
-
-
 class saved_tensors_hooks:  # noqa: N801 - Paddle's spelling
     """Accepted for Paddle code that packs saved tensors (e.g. to offload them): pyir's tape
     keeps the forward values as they are and never calls the hooks.

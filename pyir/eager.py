@@ -37,17 +37,22 @@ def is_grad_enabled() -> bool:
     return _grad_enabled[0]
 
 
-@contextlib.contextmanager
-def set_grad_enabled(mode: bool):
-    """Turn tape recording on or off inside the block."""
-    old, _grad_enabled[0] = _grad_enabled[0], bool(mode)
-    try:
-        yield
-    finally:
-        _grad_enabled[0] = old
+class _GradMode(contextlib.ContextDecorator):
+    """Inside the block (or the decorated function) tape recording is `mode`; the old mode
+    comes back at the end."""
+
+    mode = True
+
+    def __enter__(self):
+        self._old, _grad_enabled[0] = _grad_enabled[0], self.mode
+        return self
+
+    def __exit__(self, *exc):
+        _grad_enabled[0] = self._old
+        return False
 
 
-class no_grad(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
+class no_grad(_GradMode):  # noqa: N801 - Paddle's spelling
     """Ops inside run without recording gradients; usable as `with` or as a decorator.
 
     Example:
@@ -55,13 +60,43 @@ class no_grad(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
         ...     y = x * 2          # y.stop_gradient is True
     """
 
+    mode = False
+
+
+class enable_grad(_GradMode):  # noqa: N801 - Paddle's spelling
+    """Record the tape inside the block even within `no_grad`; usable as a decorator.
+
+    Example:
+        >>> with pyir.no_grad():
+        ...     with pyir.enable_grad():
+        ...         y = x * 2          # recorded
+    """
+
+    mode = True
+
+
+class set_grad_enabled(contextlib.ContextDecorator):  # noqa: N801 - Paddle's spelling
+    """Turn tape recording on or off now; used with `with`, the old mode comes back at the
+    end of the block (as Paddle's: the call itself switches the mode).
+
+    Example:
+        >>> with pyir.set_grad_enabled(False):
+        ...     y = x * 2          # not recorded
+    """
+
+    def __init__(self, mode) -> None:
+        self.prev, self.mode = _grad_enabled[0], bool(mode)
+        _grad_enabled[0] = self.mode
+
     def __enter__(self):
-        self._old, _grad_enabled[0] = _grad_enabled[0], False
-        return self
+        return None
 
     def __exit__(self, *exc):
-        _grad_enabled[0] = self._old
+        _grad_enabled[0] = self.prev
         return False
+
+    def _recreate_cm(self):
+        return type(self)(self.mode)
 
 
 # --- Tensor ------------------------------------------------------------------------------
@@ -475,5 +510,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     return result
 
 
-__all__ = ["Tensor", "to_tensor", "run_op", "no_grad", "is_grad_enabled", "set_grad_enabled",
-           "grad"]
+__all__ = ["Tensor", "to_tensor", "run_op", "no_grad", "enable_grad", "is_grad_enabled",
+           "set_grad_enabled", "grad"]

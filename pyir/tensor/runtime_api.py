@@ -13,7 +13,7 @@ import numpy as np
 from .. import device as _device_module
 from .. import dtypes
 from .. import random as _stream
-from ..autograd import enable_grad  # noqa: F401  (a top-level name too)
+from ..eager import enable_grad  # noqa: F401  (a top-level name too)
 from ..device import _warn_cpu
 from ..eager import Tensor
 from ..errors import PyirError
