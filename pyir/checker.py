@@ -1,10 +1,15 @@
 """Verify a Program against the registry before anything uses it.
 
 `check_program` raises one CheckError naming the file, block, op index and op type for the
-first problem: an unknown op type, a slot or attribute the op does not declare (or of the
-wrong type), a variable no block in scope declares, or a bad block index. It never imports
-or runs anything, so `inspect` can use it on untrusted files (`lenient=True` lists instead
-of raising on unknown op types).
+first problem: a broken block tree, an unknown op type, a slot the op does not declare, an
+attribute it does not know (or of the wrong type, or an axis outside its input's rank), a
+variable no block in scope declares, or a bad block index. It never imports or runs anything,
+so `inspect` can use it on untrusted files (`lenient=True` lists instead of raising).
+
+Known attributes (docs/untrusted.md): the op's declared ones, the ones Paddle puts on every
+op (registry.COMMON_ATTRS), and the ones Paddle's own definition of the op may carry
+(`op_attrs_paddle.PADDLE_ATTRS`: its OpProto and op_compat.yaml's "extra" attributes); a
+`<op>_grad` op also those of its forward op, which grad makers copy.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from . import binding, registry
 from ._proto.framework_pb2 import AttrType
 from .errors import CheckError, Where
+from .op_attrs_paddle import PADDLE_ATTRS
 from .framework import Operator, Program
 from .registry import EMPTY_VAR, GRAD_SUFFIX
 
@@ -129,3 +135,73 @@ def _check_op(op: Operator, where: Where, nblocks: int):
                              f"{AttrType.Name(spec.type)}", where)
     for problem in binding.required_attr_problems(opdef, op.attrs):
         yield CheckError(problem, where)
+    unknown = [name for name in op.attrs if name not in known_attrs(op.type, opdef)]
+    for name in unknown:
+        yield CheckError(f"unknown attribute {name!r}: op {op.type} has no such attribute "
+                         f"(a misspelling? its attributes: "
+                         f"{', '.join(a.name for a in opdef.attrs) or 'none'})", where)
+    yield from _axis_problems(op, opdef, where)
+
+
+_KNOWN: dict[str, frozenset] = {}
+
+
+def known_attrs(op_type: str, opdef=None) -> frozenset:
+    """Every attribute name an op of `op_type` may carry in a file (see the module doc)."""
+    known = _KNOWN.get(op_type)
+    if known is None:
+        opdef = opdef or registry.lookup(op_type)
+        names = set(registry.COMMON_ATTRS) | set(PADDLE_ATTRS.get(op_type, ()))
+        if opdef is not None:
+            names |= {a.name for a in opdef.attrs}
+        forward = opdef.grad_of if opdef is not None and opdef.grad_of else None
+        base = op_type
+        while base.endswith("_grad"):
+            base = base[:-len("_grad")]
+            names |= set(PADDLE_ATTRS.get(base, ()))
+            fdef = registry.lookup(base)
+            if fdef is not None:
+                names |= {a.name for a in fdef.attrs}
+        if forward is not None and forward != op_type:
+            names |= known_attrs(forward)
+        known = _KNOWN[op_type] = frozenset(names)
+    return known
+
+
+_AXIS_ATTRS = ("axis", "axes", "dim")
+
+
+def _axis_problems(op: Operator, opdef, where: Where):
+    """An axis attribute must index a dimension of the op's inputs: |axis| at most the
+    largest input rank plus the number of axes given (stack and unsqueeze add dimensions).
+    Checked only when every input's shape is declared with rank >= 1; the op's declared
+    default (a sentinel such as cross's dim=9) always passes."""
+    present = []
+    for n in _AXIS_ATTRS:
+        spec = opdef.attr_spec(n)
+        if n in op.attrs and (spec is None or op.attrs[n] != spec.default):
+            present.append(n)
+    if not present:
+        return
+    ranks = []
+    for names in op.inputs.values():
+        for name in names:
+            if name == EMPTY_VAR:
+                continue
+            var = op.block.find_var(name)
+            if var is None or var.shape is None:
+                return
+            ranks.append(len(var.shape))
+    if not ranks or max(ranks) < 1:
+        return
+    for name in present:
+        value = op.attrs[name]
+        values = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            continue
+        bound = max(ranks) + max(len(values), 1)
+        bad = [v for v in values if not -bound <= v < bound]
+        if bad:
+            yield CheckError(f"attribute {name!r} = {bad[0]} is outside the inputs' dimensions "
+                             f"(rank {max(ranks)})", where)
+

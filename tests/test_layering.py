@@ -14,7 +14,7 @@ CLI = ROOT / "cli"
 # its own layer or below, never above.
 LAYERS = [
     ("base types", ["errors", "dtypes", "_proto", "unsupported", "device", "input_spec",
-                    "reader", "tensor_format", "op_index"]),
+                    "reader", "tensor_format", "op_index", "op_attrs_paddle"]),
     ("IR and registry", ["registry", "framework", "binding", "random"]),
     ("kernels and files", ["ops", "serialize", "printer", "callables", "params"]),
     ("planning and running", ["checker", "codegen", "plan", "executor"]),
