@@ -26,7 +26,7 @@ from ..executor import Scope, global_scope
 from ..framework import FEED_MINIBATCH, FETCH_LIST, Program, Variable, default_main_program
 from ..serialize import load_program
 from ..targets import default_feed_names, default_fetch_names
-from .atomic import write_files
+from .atomic import recover, write_files
 from .inference import add_feed_fetch, inference_program, persistable_names
 from .params import encode_npz, encode_params, read_params
 
@@ -222,6 +222,7 @@ def load_model(model_path: str, params: str | None = None, scope=None) -> Loaded
         (['x'], ['softmax_0.tmp_0'])
     """
     scope = global_scope() if scope is None else scope
+    recover(model_path)  # a write killed mid-commit: finish it, so the pair read matches
     program = load_program(model_path)
     check_program(program)
     if params is None:
