@@ -41,9 +41,12 @@ from pyir import files
 @click.option("--max-loop-steps", type=click.IntRange(min=1), default=None, metavar="N",
               help="Stop with an error when a while loop runs more than N iterations "
                    "(default 10,000,000): a runaway loop in an untrusted file ends cleanly.")
+@click.option("--max-memory", "max_memory", default=None, metavar="SIZE",
+              help="Stop with an error when the run would allocate more than SIZE (e.g. 512M, "
+                   "4G; default: half the machine's memory, at most 8G).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the fetched values.")
 def run(model, params, feeds, fetches, out, paths, bind_id, steps, batch_size, save_params,
-        max_loop_steps, quiet) -> None:
+        max_loop_steps, max_memory, quiet) -> None:
     """Run MODEL (a pyir .pb or Paddle .pdmodel) and print its outputs.
 
     \b
@@ -56,8 +59,11 @@ def run(model, params, feeds, fetches, out, paths, bind_id, steps, batch_size, s
     if out and not out.endswith(".npz"):
         raise click.BadParameter(f"{out!r}: the outputs are written as an .npz archive; name the "
                                  f"file OUT.npz", param_hint="-o/--output")
+    from pyir.files.run import default_max_memory, parse_size
+
     options = {"batch_size": batch_size, "paths": paths, "id_bindings": bind_id,
-               "max_loop_steps": max_loop_steps}
+               "max_loop_steps": max_loop_steps,
+               "max_memory": parse_size(max_memory) if max_memory else default_max_memory()}
     if steps is None:
         result = files.run_model(model, feeds, fetches, params, **options)
     else:

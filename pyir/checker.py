@@ -128,6 +128,12 @@ def _check_op(op: Operator, where: Where, nblocks: int):
         return
     for problem in binding.slot_problems(opdef, op.inputs, op.outputs):
         yield CheckError(problem, where)
+    if opdef.io is not None:  # feed/fetch ops bind the program's inputs and outputs by `col`
+        slot, kind = ("Out", "output") if opdef.io == "feed" else ("X", "input")
+        given = (op.outputs if kind == "output" else op.inputs).get(slot, [])
+        if len([n for n in given if n != EMPTY_VAR]) != 1:
+            yield CheckError(f"a {op.type} op names exactly one {kind} variable in slot "
+                             f"{slot!r}, this one {len(given)}", where)
     for name, attr_type in op.attr_types.items():
         spec = opdef.attr_spec(name)
         if spec is not None and not registry.attr_type_ok(spec.type, attr_type):

@@ -13,10 +13,12 @@ of a `VarType.TensorDesc` proto, that proto, then the raw little-endian C-order 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import struct
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -168,7 +170,11 @@ def _decode_record(r: _Reader) -> TensorRecord:
     shape = tuple(desc.dims)
     if any(d < 0 for d in shape):
         raise r.fail(f"tensor has unknown dims {list(shape)}")
-    numel = int(np.prod(shape, dtype=np.int64))
+    numel = 1
+    for d in shape:  # Python ints: a hostile product cannot overflow
+        numel *= d
+    if numel >= 2**63:
+        raise r.fail(f"tensor dims {list(shape)} hold {numel} elements, more than int64 counts")
     raw = r.take(numel * dtype.itemsize, f"the {list(shape)} {dtype} elements")
     array = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
     return TensorRecord(array, lod, desc.data_type)
@@ -230,21 +236,119 @@ def read_params(path: str, names: list[str] | None = None, *, records: bool = Fa
 
 
 def _read_npz(path: str, names: list[str] | None) -> dict:
+    """The members `names` selects (None = all), each checked before it is decompressed."""
+    where = Where(file=path)
+    with open_npz(path, where, FormatError, "the params file") as archive:
+        held = npz_members(archive)
+        wanted = list(held) if names is None else names
+        missing = [n for n in wanted if n not in held]
+        if missing:
+            raise FormatError(f"the .npz file has no array for persistable variable "
+                              f"{missing[0]!r} ({len(missing)} missing; it holds "
+                              f"{', '.join(sorted(held)) or 'nothing'})",
+                              Where(file=path, var=missing[0]))
+        return {n: read_npz_member(archive, held[n], where.with_(var=n), FormatError)
+                for n in wanted}
+
+
+# --- .npy / .npz, read without trusting their headers ----------------------------------------
+NPY_MAGIC, ZIP_MAGIC = b"\x93NUMPY", b"PK\x03\x04"
+_NUMERIC_KINDS = "biufc"
+
+
+def read_npy(stream, available: int, where: Where, error=FormatError, *,
+             what: str = "the file", check=None) -> np.ndarray:
+    """Read one `.npy` array from `stream`, which holds `available` bytes, checking its
+    header before allocating: the magic, a numeric dtype (never pickled objects), and that
+    the bytes the header declares are there. `check(dtype, shape)` may refuse it first (a
+    declaration it must match, a memory limit).
+
+    Example:
+        >>> with open("x.npy", "rb") as f:
+        ...     x = read_npy(f, os.fstat(f.fileno()).st_size, Where(file="x.npy"))
+    """
+    head = stream.read(len(NPY_MAGIC))
+    if head != NPY_MAGIC:
+        if not head:
+            raise error(f"{what} is empty, not an .npy array", where)
+        if head[:4] == ZIP_MAGIC:
+            raise error(f"{what} is an .npz (zip) archive, not an .npy array", where)
+        raise error(f"{what} is not an .npy array (it starts with {head[:6]!r}, not the "
+                    f"\\x93NUMPY magic)", where)
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {k: archive[k] for k in archive.files}
-    except (OSError, ValueError) as e:
-        raise FormatError(f"cannot read .npz params file: {e}", Where(file=path)) from None
-    if names is None:
-        return arrays
-    missing = [n for n in names if n not in arrays]
-    if missing:
-        raise FormatError(f"the .npz file has no array for persistable variable "
-                          f"{missing[0]!r} ({len(missing)} missing; it holds "
-                          f"{', '.join(sorted(arrays)) or 'nothing'})",
-                          Where(file=path, var=missing[0]))
-    return {n: arrays[n] for n in names}
+        version = tuple(stream.read(2))
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise ValueError(f"unknown .npy format version {version}")
+    except (ValueError, SyntaxError, TypeError, EOFError) as e:
+        raise error(f"{what} has a damaged .npy header: {e}", where) from None
+    if dtype.hasobject or dtype.kind not in _NUMERIC_KINDS or dtype.itemsize == 0:
+        raise error(f"{what} holds {dtype} data; pyir reads numeric arrays only (and never "
+                    f"unpickles objects)", where)
+    nbytes = dtype.itemsize
+    for d in shape:
+        nbytes *= d
+    header = 6 + 2 + 4  # a lower bound: the exact header length depends on the version
+    if nbytes > max(available - header, 0):
+        raise error(f"{what}: its header declares a {list(shape)} {dtype} array "
+                    f"({_size(nbytes)}), but it holds only {_size(available)}", where)
+    if check is not None:
+        check(dtype, tuple(shape), nbytes)
+    flat = np.empty(nbytes, np.uint8)
+    view, got = memoryview(flat), 0
+    while got < nbytes:
+        n = stream.readinto(view[got:])
+        if not n:
+            raise error(f"{what} ends after {got} of its {nbytes} data bytes", where)
+        got += n
+    return flat.view(dtype).reshape(shape, order="F" if fortran else "C")
 
 
-__all__ = ["TensorRecord", "read_params", "write_params", "encode_params", "encode_npz",
+def _size(n: int) -> str:
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def open_npz(path: str, where: Where, error=FormatError, what: str = "the file"):
+    """A `zipfile.ZipFile` of `path`, or a one-line error for a missing or non-zip file."""
+    try:
+        return zipfile.ZipFile(path)
+    except FileNotFoundError:
+        raise error(f"{what}: no such file", where) from None
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        with contextlib.suppress(OSError):
+            with open(path, "rb") as f:
+                if f.read(len(NPY_MAGIC)) == NPY_MAGIC:
+                    raise error(f"{what} is an .npy array, not an .npz (zip) archive",
+                                where) from None
+        raise error(f"{what}: cannot read it as .npz (a zip archive of .npy arrays): {e}",
+                    where) from None
+
+
+def npz_members(archive: zipfile.ZipFile) -> dict:
+    """{array name: ZipInfo}: members `NAME.npy` (as np.load names them)."""
+    return {(i.filename[:-4] if i.filename.endswith(".npy") else i.filename): i
+            for i in archive.infolist() if not i.is_dir()}
+
+
+def read_npz_member(archive: zipfile.ZipFile, info, where: Where, error=FormatError,
+                    check=None, label: str | None = None) -> np.ndarray:
+    """One member, its header checked before its data is decompressed. `label` names it in
+    messages (default "member 'NAME'")."""
+    label = label or f"member {info.filename.removesuffix('.npy')!r}"
+    try:
+        with archive.open(info) as stream:
+            return read_npy(stream, info.file_size, where, error, what=label, check=check)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
+            zlib.error) as e:
+        raise error(f"{label} cannot be read: {e}", where) from None
+
+
+__all__ = ["TensorRecord", "read_params", "read_npy", "open_npz", "npz_members",
+           "read_npz_member", "write_params", "encode_params", "encode_npz",
            "write_npz", "decode_params", "encode_record", "code_of"]
