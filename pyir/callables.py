@@ -376,10 +376,13 @@ def op_references(op) -> list[tuple[str, str]]:
     found = []
     for role, attr, id_attr in ROLES:
         ref = op.attrs.get(attr, "")
-        if ref:
+        callable_id = op.attrs.get(id_attr, -1)
+        if not isinstance(ref, str):  # a damaged file: shown, and refused as no reference
+            found.append((role, f"<{type(ref).__name__} {str(ref)[:40]}, not a reference>"))
+        elif ref:
             found.append((role, ref))
-        elif op.attrs.get(id_attr, -1) >= 0:
-            found.append((role, f"<paddle callable id {op.attrs[id_attr]}>"))
+        elif type(callable_id) is int and callable_id >= 0:
+            found.append((role, f"<paddle callable id {callable_id}>"))
     return found
 
 

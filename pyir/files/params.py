@@ -283,8 +283,9 @@ def read_npy(stream, available: int, where: Where, error=FormatError, *,
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
         else:
             raise ValueError(f"unknown .npy format version {version}")
-    except (ValueError, SyntaxError, TypeError, EOFError) as e:
-        raise error(f"{what} has a damaged .npy header: {e}", where) from None
+    except Exception as e:  # noqa: BLE001 - numpy parses the header with tokenize and ast
+        raise error(f"{what} has a damaged .npy header: {type(e).__name__}: {e}",
+                    where) from None
     if dtype.hasobject or dtype.kind not in _NUMERIC_KINDS or dtype.itemsize == 0:
         raise error(f"{what} holds {dtype} data; pyir reads numeric arrays only (and never "
                     f"unpickles objects)", where)
