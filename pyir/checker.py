@@ -14,7 +14,7 @@ op (registry.COMMON_ATTRS), and the ones Paddle's own definition of the op may c
 
 from __future__ import annotations
 
-from . import binding, registry
+from . import binding, dtypes, registry
 from ._proto.framework_pb2 import AttrType
 from .errors import CheckError, Where
 from .op_attrs_paddle import PADDLE_ATTRS
@@ -147,6 +147,14 @@ def _check_op(op: Operator, where: Where, nblocks: int):
                          f"(a misspelling? its attributes: "
                          f"{', '.join(a.name for a in opdef.attrs) or 'none'})", where)
     yield from _axis_problems(op, opdef, where)
+    if op.type not in _BF16_OK and opdef.io is None:
+        for name in op.input_arg_names:
+            var = op.block.find_var(name) if name != EMPTY_VAR else None
+            if var is not None and var.dtype == dtypes.BF16_BITS:
+                yield CheckError(f"op {op.type} reads bfloat16 variable {name!r}: pyir keeps "
+                                 f"bfloat16 as raw bits and computes with it only through cast "
+                                 f"(and assign); cast it to float32 first", where.with_(var=name))
+                break
 
 
 _KNOWN: dict[str, frozenset] = {}
@@ -175,6 +183,9 @@ def known_attrs(op_type: str, opdef=None) -> frozenset:
 
 
 _AXIS_ATTRS = ("axis", "axes", "dim")
+# The ops that may read bfloat16 (raw uint16 bits, dtypes.cast): any other kernel would
+# compute on the bits as integers, a silent wrong answer, so the checker refuses it.
+_BF16_OK = frozenset({"cast", "assign", "share_data"})
 
 
 def _axis_problems(op: Operator, opdef, where: Where):

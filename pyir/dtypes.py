@@ -71,6 +71,57 @@ def name_of(dtype) -> str:
     return _NAME_OF.get(dt, str(dt))
 
 
+# --- bfloat16, carried as its raw uint16 bits -----------------------------------------------
+BF16_BITS = np.dtype(np.uint16)
+
+
+def float_to_bf16_bits(values) -> np.ndarray:
+    """bfloat16 bit patterns (uint16) of `values`, rounded to nearest even from float32 as
+    Paddle's `bfloat16(float)` does (so float64 is rounded to float32 first); NaN stays a
+    quiet NaN of the same sign.
+
+    Example:
+        >>> float_to_bf16_bits(np.array([1.0, -2.5e-3, 65504.0], np.float32))
+        array([16256, 47908, 18304], dtype=uint16)
+    """
+    bits = np.ascontiguousarray(np.asarray(values, dtype=np.float32)).view(np.uint32)
+    rounded = (bits + (np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))))
+    out = (rounded >> np.uint32(16)).astype(np.uint16)
+    nan = np.isnan(np.asarray(values, dtype=np.float32))
+    if nan.any():
+        out[nan] = ((bits[nan] >> np.uint32(16)).astype(np.uint16) | np.uint16(0x0040))
+    return out
+
+
+def bf16_bits_to_float(bits) -> np.ndarray:
+    """float32 values of bfloat16 bit patterns (exact: bfloat16 is float32's upper half).
+
+    Example:
+        >>> bf16_bits_to_float(np.array([16256, 16457], np.uint16))
+        array([1.      , 3.140625], dtype=float32)
+    """
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << np.uint32(16)).view(
+        np.float32)
+
+
+def cast(values: np.ndarray, dtype) -> np.ndarray:
+    """`values` converted to `dtype` (a name, numpy dtype or VarType code) the way Paddle's
+    cast does, bfloat16 included: uint16 arrays are bfloat16 bits on both sides.
+
+    Example:
+        >>> cast(np.array([3.14159], np.float32), 22)    # float32 -> bfloat16 bits
+        array([16457], dtype=uint16)
+    """
+    target = to_numpy(dtype)
+    if values.dtype == BF16_BITS:
+        if target == BF16_BITS:
+            return values.copy()
+        values = bf16_bits_to_float(values)
+    if target == BF16_BITS:
+        return float_to_bf16_bits(values)
+    return values.astype(target)
+
+
 def is_float(dtype) -> bool:
     return to_numpy(dtype).kind in "fc"
 

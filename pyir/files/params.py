@@ -321,7 +321,8 @@ def open_npz(path: str, where: Where, error=FormatError, what: str = "the file")
         return zipfile.ZipFile(path)
     except FileNotFoundError:
         raise error(f"{what}: no such file", where) from None
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError,
+            RuntimeError) as e:
         with contextlib.suppress(OSError):
             with open(path, "rb") as f:
                 if f.read(len(NPY_MAGIC)) == NPY_MAGIC:

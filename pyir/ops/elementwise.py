@@ -96,9 +96,18 @@ _binary("div", np.divide, lambda x, y, g: g / y, lambda x, y, g: -g * x / (y * y
         "Out = X / Y", positive=True, grad_uses=("X", "Y", "Out"))
 _binary("pow", np.power, lambda x, y, g: g * y * np.power(x, y - 1),
         lambda x, y, g: g * np.power(x, y) * np.log(x), "Out = X ** Y", positive=True)
-_binary("max", np.maximum, lambda x, y, g: g * (x >= y), lambda x, y, g: g * (x < y),
+
+
+def _wins(a, b, g):
+    """g where a is picked over b; at a tie (a == b) each side gets half, as Paddle 3.3.1's
+    elementwise_max_grad / elementwise_min_grad give (checked with Paddle: max([1,2,3],
+    [1,5,0]) -> dX [0.5, 0, 1], dY [0.5, 1, 0])."""
+    return g * ((a > b) + np.asarray(a == b) * np.asarray(0.5, dtype=g.dtype)).astype(g.dtype)
+
+
+_binary("max", np.maximum, lambda x, y, g: _wins(x, y, g), lambda x, y, g: _wins(y, x, g),
         "Out = maximum(X, Y)")
-_binary("min", np.minimum, lambda x, y, g: g * (x <= y), lambda x, y, g: g * (x > y),
+_binary("min", np.minimum, lambda x, y, g: _wins(y, x, g), lambda x, y, g: _wins(x, y, g),
         "Out = minimum(X, Y)")
 _binary("floordiv", np.floor_divide, None, None, "Out = floor(X / Y)", positive=True,
         differentiable=False)

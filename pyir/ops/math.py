@@ -109,7 +109,7 @@ def _cast_grad(op, opdef):
     ],
 )
 def cast(X, in_dtype, out_dtype):
-    return {"Out": X.astype(dtypes.to_numpy(out_dtype))}
+    return {"Out": dtypes.cast(X, out_dtype)}  # bfloat16 as Paddle rounds it
 
 
 # --- clip -------------------------------------------------------------------------------------
