@@ -150,7 +150,7 @@ def reference_for(fn: Callable) -> str:
 
 
 def is_local(reference: str) -> bool:
-    return LOCAL_MARK in reference
+    return isinstance(reference, str) and LOCAL_MARK in reference
 
 
 def display(reference: str) -> str:
@@ -248,6 +248,9 @@ def static_refusal(reference: str) -> str | None:
         return "refused: not a 'package.module:qualname' reference"
     module = reference.split(":")[0]
     top = module.split(".")[0]
+    if "__main__" in module.split("."):
+        return (f"refused: module {module!r} is a __main__ module (a program's entry point: "
+                f"importing it runs that program); a reference never names one")
     if top in sys.stdlib_module_names or top in sys.builtin_module_names:
         return (f"refused: not a registered pyir callable (module {module!r} is part of the "
                 f"Python standard library and is never imported for a reference)")

@@ -26,8 +26,8 @@ _TABLE = [
 
 _BY_CODE = {code: dt for code, _, dt in _TABLE}
 _BY_NAME = {name: dt for _, name, dt in _TABLE}
-_CODE_OF = {dt: code for code, name, dt in _TABLE if name != "bfloat16"}
-_NAME_OF = {dt: name for _, name, dt in _TABLE if name != "bfloat16"}
+_CODE_OF = {dt: code for code, name, dt in _TABLE}  # uint16 is bfloat16's bits
+_NAME_OF = {dt: name for _, name, dt in _TABLE}
 _ALIASES = {"float": "float32", "double": "float64", "int": "int64", "half": "float16"}
 _PREFIXES = ("paddle.", "pyir.", "VarType.", "np.", "numpy.")
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pyir.files import params
-from pyir.errors import FormatError
+from pyir.errors import FormatError, PyirError
 
 GOLDEN = pathlib.Path(__file__).resolve().parent / "paddle_golden"
 
@@ -133,6 +133,6 @@ def test_npz_is_accepted(tmp_path):
 
 def test_write_is_atomic_on_failure(tmp_path):
     path = tmp_path / "bad.pdiparams"
-    with pytest.raises(Exception):
+    with pytest.raises(PyirError, match="dtype object has no Paddle VarType"):
         params.write_params(str(path), {"a": np.array(["str"], dtype=object)})
     assert list(tmp_path.iterdir()) == []
