@@ -414,3 +414,15 @@ def test_a_callable_attribute_of_the_wrong_type_is_listed_and_refused(tmp_path):
     shown = cli("inspect", path)
     assert shown.exit_code == 0 and "<int 7, not a reference>" in shown.output
     assert_one_line_error(cli("inspect", "--check", path), "py_func")
+
+
+# --- writes ---------------------------------------------------------------------------------
+def test_a_program_saved_without_params_takes_the_stale_sidecar_with_it(tmp_path):
+    from pyir.files.model import save_training_program
+
+    x = pyir.static.data("x", [2], "float32")
+    y = pyir.tanh(x)
+    (tmp_path / "g.pdiparams").write_bytes(b"params of an earlier g.pb")
+    save_training_program(str(tmp_path / "g.pb"), pyir.static.default_main_program(), ["x"],
+                          [y.name], None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.pb"]

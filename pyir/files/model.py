@@ -69,7 +69,7 @@ def save_model(path: str, program: Program, feed_names: list[str], fetch_names: 
     """
     scope = global_scope() if scope is None else scope
     infer = inference_program(program, list(feed_names), list(fetch_names), keep_backward)
-    write_files(_program_and_params(infer, path, scope, params_path))
+    _write_pair(_program_and_params(infer, path, scope, params_path), path, params_path)
     return infer
 
 
@@ -90,9 +90,18 @@ def save_training_program(path: str, program: Program, feed_names: list[str],
     for name in [n for n, v in block.vars.items() if v.type in (FEED_MINIBATCH, FETCH_LIST)]:
         block.remove_var(name)
     add_feed_fetch(copy, list(feed_names), list(fetch_names))
-    write_files(_program_and_params(copy, path, scope, params_path) if scope is not None
-                else {path: copy.serialize_to_string()})
+    _write_pair(_program_and_params(copy, path, scope, params_path) if scope is not None
+                else {path: copy.serialize_to_string()}, path, params_path)
     return copy
+
+
+def _write_pair(files: dict, path: str, params_path: str | None) -> None:
+    """Commit the program (and params); a `<stem>.pdiparams` left beside `path` by an earlier
+    save goes in the same commit when this one writes none, so it is never read as this
+    program's parameters."""
+    sidecar = os.path.splitext(path)[0] + ".pdiparams"
+    stale = params_path is None and sidecar not in files and os.path.exists(sidecar)
+    write_files(files, delete=(sidecar,) if stale else ())
 
 
 def state_updates(program: Program) -> list[str]:
