@@ -7,7 +7,7 @@ lists under `extra: attrs:` (oneDNN and cuDNN switches, quantization scales, wor
 Paddle's build generates its extra-attribute table from that file, and
 `core.get_op_extra_attrs(type)` returns it). The checker refuses any attribute that is none of
 these, nor declared by pyir, nor one of the attributes Paddle puts on every op
-(docs/untrusted.md, "Attributes").
+(docs/untrusted.md, "The checker").
 
 The table covers the op types of pyir/op_index.py; a `<op>_grad` op that Paddle gives no
 OpProto gets its forward op's names (Paddle's grad makers copy the forward op's attributes).
