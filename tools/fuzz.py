@@ -139,7 +139,7 @@ def _mutate_program(rng: random.Random, data: bytes) -> bytes:
         ops, vars_ = block.ops, block.vars
         kind = rng.choice(["attr", "attr", "attr", "attrname", "dims", "dtype", "slot", "slot",
                            "optype", "delop", "dupop", "parent", "addblock", "varname",
-                           "addattr"])
+                           "addattr", "bigfill"])
         if kind in ("attr", "attrname", "addattr") and ops:
             op = rng.choice(ops)
             if kind == "addattr" or not op.attrs:
@@ -191,6 +191,18 @@ def _mutate_program(rng: random.Random, data: bytes) -> bytes:
             b = prog.blocks.add()
             b.idx = rng.choice([len(prog.blocks) - 1, 0, 5])
             b.parent_idx = rng.choice([0, -1, b.idx])
+        elif kind == "bigfill" and ops:
+            # overwrite an input of the last op with a huge constant: the memory limit's case
+            target = next((a for op in reversed(ops) for slot in op.inputs
+                           for a in slot.arguments), None)
+            if target is not None:
+                op = pb.OpDesc(type="fill_constant")
+                op.outputs.add(parameter="Out", arguments=[target])
+                side = rng.choice([2**13, 2**15, 2**16, 2**20])
+                op.attrs.add(name="shape", type=pb.LONGS, longs=[side, side])
+                op.attrs.add(name="dtype", type=pb.INT, i=5)
+                op.attrs.add(name="value", type=pb.FLOAT, f=1.0)
+                ops.insert(len(ops) - 1, op)
         elif kind == "varname" and vars_:
             v = rng.choice(vars_)
             v.name = rng.choice(["", v.name + "_", "x", "@EMPTY@", "a" * 500])
