@@ -426,3 +426,52 @@ def test_a_program_saved_without_params_takes_the_stale_sidecar_with_it(tmp_path
     save_training_program(str(tmp_path / "g.pb"), pyir.static.default_main_program(), ["x"],
                           [y.name], None)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.pb"]
+
+
+def test_the_paddle_attribute_table_names_only_ops_pyir_has():
+    from pyir.op_attrs_paddle import PADDLE_ATTRS
+    from pyir.op_index import OP_MODULES
+
+    assert set(PADDLE_ATTRS) <= set(OP_MODULES)
+    assert len(PADDLE_ATTRS) > 300  # regenerate with tools/gen_extra_attrs.py after adding ops
+
+
+@pytest.mark.parametrize("case", ["empty.npy", "text.npy", "rows.npy", "zip.npz", "npy.npz",
+                                  "params", "huge-decl"])
+def test_the_cases_that_were_internal_errors_are_one_line_user_errors(tmp_path, case):
+    x = pyir.static.data("x", [-1, 3], "float32")
+    y = pyir.static.nn.fc(x, 2)
+    exe = pyir.static.Executor()
+    exe.run(pyir.static.default_startup_program())
+    model = str(tmp_path / "m.pb")
+    from pyir.files import save_model
+
+    save_model(model, pyir.static.default_main_program(), ["x"], [y.name])
+    feed = tmp_path / case
+    expect = {"empty.npy": "is empty", "text.npy": "is not an .npy array",
+              "rows.npy": "header declares", "zip.npz": "cannot read it as .npz",
+              "npy.npz": "is an .npy array, not an .npz", "params": "more than int64 counts",
+              "huge-decl": "which is declared [-1, 1099511627776]"}[case]
+    if case == "empty.npy":
+        feed.write_bytes(b"")
+    elif case == "text.npy":
+        feed.write_text("1 2 3\n")
+    elif case == "rows.npy":
+        feed.write_bytes(_npy_header((2**40, 3)) + b"\0" * 12)
+    elif case == "zip.npz":
+        feed.write_text("not a zip")
+    elif case == "npy.npz":
+        feed.write_bytes(_npy_header((1, 3)) + b"\0" * 12)
+    else:
+        feed = tmp_path / "x.npy"
+        np.save(feed, np.ones((1, 3), "float32"))
+        if case == "params":
+            sidecar = tmp_path / "m.pdiparams"
+            sidecar.write_bytes(_record([2**62, 2**62]) + sidecar.read_bytes())
+        else:
+            desc = pb.ProgramDesc.FromString((tmp_path / "m.pb").read_bytes())
+            for var in desc.blocks[0].vars:
+                if var.name == "x":
+                    var.type.dense_tensor.tensor.dims[:] = [-1, 2**40]
+            (tmp_path / "m.pb").write_bytes(desc.SerializeToString())
+    assert_one_line_error(cli("run", model, "--feed", feed), expect)
