@@ -17,8 +17,8 @@ import click
 
 from pyir.errors import PyirError
 
-VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("inspect", "inspect_cmd"),
-         ("ops", "ops"))
+VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("export", "export"),
+         ("inspect", "inspect_cmd"), ("ops", "ops"))
 
 
 class PyirGroup(click.Group):
@@ -88,6 +88,7 @@ def main():
       pyir build model.py -o model.pb      write the program a model file builds
       pyir run model.pb --feed x.npy       run it and print the outputs
       pyir grad model.pb -o train.pb       append backward ops
+      pyir export train.pb -o infer.pdmodel   a trained program to an inference model
       pyir inspect model.pb                show the graph (never runs anything)
       pyir ops                             list the ops pyir can run
     """

@@ -107,14 +107,14 @@ def _is_backward(block) -> bool:
     return block.forward_block_idx is not None and block.forward_block_idx >= 0
 
 
-def _reads(program: Program, op, seen: set) -> set:
+def op_reads(program: Program, op, seen: set) -> set:
     """Names `op` reads, including what the ops of its sub-blocks read (transitively)."""
     names = set(op.input_arg_names)
     for idx in op.sub_block_ids():
         if idx not in seen:
             seen.add(idx)
             for inner in program.blocks[idx].ops:
-                names |= _reads(program, inner, seen) | set(inner.output_arg_names)
+                names |= op_reads(program, inner, seen) | set(inner.output_arg_names)
     return names
 
 
@@ -131,12 +131,12 @@ def _prune(program: Program, feeds: set, fetches: list[str], keep_backward: bool
             if not keep_backward:
                 _drop_backward_blocks(op, program)
             kept.append(op)
-            needed |= _reads(program, op, reached)
+            needed |= op_reads(program, op, reached)
     kept.reverse()
     block.ops = kept
     used = set(feeds) | set(fetches)
     for op in kept:
-        used |= _reads(program, op, set()) | set(op.output_arg_names)
+        used |= op_reads(program, op, set()) | set(op.output_arg_names)
     block.vars = {n: v for n, v in block.vars.items() if n in used}
     _keep_blocks(program, reached)
     program._bump()
