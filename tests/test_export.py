@@ -3,7 +3,9 @@ build -> train -> export -> run -> grad walked through the real CLI in subproces
 
 from __future__ import annotations
 
+import json
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -16,6 +18,7 @@ from pyir.files import (export_model, forward_part, load_model, persistable_name
                         read_params)
 from pyir.builder import ROLE_BACKWARD, ROLE_OPTIMIZE
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRAIN = """
     import pyir as paddle
     paddle.seed(3)
@@ -160,3 +163,65 @@ def test_export_needs_the_trained_values(trained, tmp_path):
     result = cli("export", tmp_path / "train.pb", "-o", tmp_path / "m.pdmodel", "--fetch", probs,
                  "--params", folder / "train.pdiparams")
     assert result.exit_code == 0, result.output
+
+
+# --- the other verbs on the same paths: grad --forward-only / --bind-id, build --path --------
+def test_grad_forward_only_differentiates_the_forward_part_of_a_training_program(trained,
+                                                                              tmp_path):
+    folder, _ = trained
+    refused = cli("grad", folder / "train.pb", "-o", tmp_path / "g.pb")
+    assert_one_line_error(refused, "already holds backward ops", "--forward-only")
+    done = cli("grad", folder / "train.pb", "--forward-only", "-o", tmp_path / "g.pb")
+    assert done.exit_code == 0, done.output
+    program = load_model(str(tmp_path / "g.pb")).program
+    assert not any(op.type == "adam" for op in program.global_block().ops)
+    assert "fc_0.w_0@GRAD" in load_model(str(tmp_path / "g.pb")).fetch_names
+    assert not any("grad/" in n for n in program.global_block().vars)  # names not nested
+    check = cli("grad", folder / "train.pb", "--forward-only", "--check", "--feed",
+                folder / "data.npz")
+    assert check.exit_code == 0 and "gradient check passed (4 gradients)" in check.output
+
+
+def test_grad_check_binds_paddle_callable_ids():
+    root = ROOT
+    case = root / "tests" / "paddle_golden" / "simple_net"
+    ids = json.loads((case / "meta.json").read_text())["py_func_callables"]
+    binds = [f"--bind-id={c['id']}=seed_pyfuncs:{c['name']}" for c in ids]
+    args = ("grad", case / "model_forward.pb", "--check", "--feed", case / "inputs.npz",
+            "--params", case / "params.npz", "--path", root / "samples", "--max-elements", 3)
+    unbound = cli(*args)
+    assert_one_line_error(unbound, "Paddle callable id", "--bind-id")
+    bound = cli(*args, *binds)
+    assert bound.exit_code == 0, bound.output
+    assert "gradient check passed (11 gradients)" in bound.output
+
+
+def test_build_path_lets_the_model_import_its_callables_module(tmp_path):
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "export_test_funcs.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import pyir
+
+        @pyir.register
+        def triple(x):
+            return np.asarray(x) * 3
+    """))
+    (tmp_path / "model.py").write_text(textwrap.dedent("""
+        import pyir as paddle
+        from export_test_funcs import triple
+        x = paddle.static.data(name="x", shape=[2], dtype="float32")
+        out = paddle.static.default_main_program().current_block().create_var(
+            name="y", dtype="float32", shape=[2])
+        paddle.static.py_func(func=triple, x=x, out=out)
+    """))
+    without = pyir_cmd("build", "model.py", "-o", "m.pb", cwd=tmp_path)
+    assert without.returncode == 1 and "export_test_funcs" in without.stderr
+    assert not (tmp_path / "m.pb").exists()
+    built = pyir_cmd("build", "model.py", "-o", "m.pb", "--path", "lib", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    np.save(tmp_path / "x.npy", np.array([1.0, 2.0], "float32"))
+    ran = pyir_cmd("run", "m.pb", "--feed", "x.npy", "--path", "lib", "-o", "y.npz",
+                   cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npz")["y"], [3.0, 6.0])

@@ -54,6 +54,7 @@ def forward_part(program: Program) -> Program:
     block.ops = [op for op in block.ops
                  if not int(op.attrs.get("op_role", 0)) & (_TRAINING_ROLES | _LR_SCHED)]
     copy._bump()
+    copy.source = program.source
     return copy
 
 
