@@ -43,8 +43,10 @@ def differentiate(program: Program, loss: str | None = None, wrt=None,
     grads = backward_of_loss(loss_var, others)
     missing = [n for n in wrt if n not in grads]
     if missing:
-        raise GradError(f"{loss!r} does not depend on {', '.join(map(repr, missing))}; nothing "
-                        f"to differentiate there", Where(file=program.source, var=missing[0]))
+        raise GradError(f"no gradient of {loss!r} reaches {', '.join(map(repr, missing))}: it "
+                        f"does not depend on them, or only through an op that has no backward; "
+                        f"leave them out of --wrt",
+                        Where(file=program.source, var=missing[0]))
     return loss, [(n, grads[n]) for n in wrt]
 
 
