@@ -67,14 +67,16 @@ def default_loss(program: Program) -> str:
 
 
 def default_wrt(program: Program) -> list[str]:
-    """Every trainable parameter and every float input with stop_gradient=False.
+    """Every trainable parameter and every float input whose stop_gradient=False is recorded.
 
     A Paddle inference file does not record `is_parameter`/`stop_gradient`, so there every
-    persistable float tensor counts as a parameter.
+    persistable float tensor counts as a parameter, and an input whose flag is not written
+    keeps `data`'s default, stop_gradient=True (docs/saving.md, "stop_gradient").
     """
     block = program.global_block()
     feeds = default_feed_names(program)
-    inputs = [n for n in feeds if (v := block.find_var(n)) is not None and not v.stop_gradient
+    inputs = [n for n in feeds if (v := block.find_var(n)) is not None
+              and v._flags.get("stop_gradient") is False
               and v.dtype is not None and dtypes.is_float(v.dtype)]
     params = [n for n in _persistable_floats(program) if not block.var(n).stop_gradient]
     return params + inputs

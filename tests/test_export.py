@@ -225,3 +225,33 @@ def test_build_path_lets_the_model_import_its_callables_module(tmp_path):
                    cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "y.npz")["y"], [3.0, 6.0])
+
+
+# --- stop_gradient of inputs through save and load ----------------------------------------
+@pytest.mark.parametrize("stop_gradient, wants_x", [(True, False), (False, True)])
+def test_saved_inputs_keep_the_in_process_default_wrt(tmp_path, stop_gradient, wants_x):
+    import pyir
+    from pyir.differentiation import default_wrt
+    from pyir.executor import Executor, Scope
+    from pyir.files import save_model
+    x = pyir.static.data(name="x", shape=[None, 3], dtype="float32")
+    x.stop_gradient = stop_gradient
+    loss = pyir.mean(pyir.static.nn.fc(x, size=1))
+    main = pyir.static.default_main_program()
+    in_process = default_wrt(main)
+    scope = Scope()
+    Executor().run(pyir.static.default_startup_program(), scope=scope)
+    save_model(str(tmp_path / "m.pb"), main, ["x"], [loss.name], scope)
+    from_file = default_wrt(load_model(str(tmp_path / "m.pb")).program)
+    assert sorted(from_file) == sorted(in_process)
+    assert ("x" in from_file) == wants_x
+    done = cli("grad", tmp_path / "m.pb", "-o", tmp_path / "g.pb")
+    assert done.exit_code == 0, done.output
+    assert ("x@GRAD" in done.output) == wants_x
+
+
+def test_paddle_inference_file_inputs_are_constants_by_default():
+    from pyir.differentiation import default_wrt
+    program = load_model(str(ROOT / "tests" / "paddle_golden" / "mlp" / "model.pdmodel")).program
+    wrt = default_wrt(program)
+    assert wrt and not any(program.global_block().var(n).need_check_feed for n in wrt)

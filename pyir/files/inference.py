@@ -206,12 +206,19 @@ def _inference_attrs(op) -> None:
 
 def _inference_vars(block, feeds: set) -> None:
     """Vars sorted by name, without the training-only is_parameter / stop_gradient fields
-    (Paddle's `_remove_training_info`); feed targets get need_check_feed."""
+    (Paddle's `_remove_training_info`); feed targets get need_check_feed.
+
+    One departure: an input the program differentiates against (stop_gradient=False, which
+    `data` does not default to) keeps `stop_gradient: false`, so `pyir grad` of the file
+    differentiates against the inputs the program did (docs/saving.md, "stop_gradient")."""
     for var in block.vars.values():
+        keep_false = var.name in feeds and var._flags.get("stop_gradient") is False
         var._flags = {k: v for k, v in var._flags.items()
                       if k not in ("is_parameter", "stop_gradient")}
         if var.name in feeds:
             var._flags["need_check_feed"] = True
+        if keep_false:
+            var._flags["stop_gradient"] = False
     block.vars = dict(sorted(block.vars.items()))
 
 
