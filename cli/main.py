@@ -2,7 +2,8 @@
 
 A user's mistake (any PyirError, a file that cannot be read or written, a bad option) prints
 one line on stderr, `pyir <verb>: error: <message>`, and exits 1; no traceback. An unexpected
-exception (a pyir bug) is one line too, unless $PYIR_TRACEBACK is set. Each verb lives in its
+exception (a pyir bug) is one line too. With $PYIR_TRACEBACK set, both show the traceback
+(for a py_func error, the user's callable's frames too). Each verb lives in its
 own module of this package.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import traceback
 import warnings
 
 import click
@@ -44,6 +46,8 @@ class PyirGroup(click.Group):
         try:
             return super().invoke(ctx)
         except PyirError as e:
+            if os.environ.get("PYIR_TRACEBACK"):
+                traceback.print_exc()  # where it went wrong, a user's callable included
             _fail(ctx, str(e))
         except BrokenPipeError:
             # `pyir ops | head`: the reader left; say nothing more (Python's recipe).

@@ -255,3 +255,28 @@ def test_paddle_inference_file_inputs_are_constants_by_default():
     program = load_model(str(ROOT / "tests" / "paddle_golden" / "mlp" / "model.pdmodel")).program
     wrt = default_wrt(program)
     assert wrt and not any(program.global_block().var(n).need_check_feed for n in wrt)
+
+
+# --- errors from a user's callable, and PYIR_TRACEBACK ------------------------------------
+def test_callable_error_shows_the_users_line_and_the_traceback_on_request(tmp_path,
+                                                                          monkeypatch):
+    import pyir
+    import helpers_callables as hc
+    from pyir.executor import Scope
+    from pyir.files import save_model
+    x = pyir.static.data(name="x", shape=[2, 3], dtype="float32")
+    out = pyir.static.default_main_program().current_block().create_var(
+        name="y", dtype="float32", shape=[2, 3])
+    pyir.static.py_func(func=hc.raises_value_error, x=x, out=out)
+    save_model(str(tmp_path / "m.pb"), pyir.static.default_main_program(), ["x"], ["y"],
+               Scope())
+    np.save(tmp_path / "x.npy", np.ones((2, 3), "float32"))
+    plain = cli("run", tmp_path / "m.pb", "--feed", tmp_path / "x.npy")
+    assert_one_line_error(plain, "raised ValueError", "helpers_callables.py:", "in "
+                          "raises_value_error")
+    monkeypatch.setenv("PYIR_TRACEBACK", "1")
+    shown = cli("run", tmp_path / "m.pb", "--feed", tmp_path / "x.npy")
+    assert shown.exit_code == 1
+    assert "Traceback (most recent call last)" in shown.stderr
+    assert 'raise ValueError("bad input from the callable")' in shown.stderr
+    assert shown.stderr.strip().splitlines()[-1].startswith("pyir run: error: ")
