@@ -14,7 +14,7 @@ from pyir.files import build_model
 @click.command("build")
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False),
-              help="Program file to write (default: <stem>.pb in the current directory).")
+              help="Program file to write (default: <stem>.pdmodel in the current directory).")
 @click.option("--fetch", "fetches", multiple=True, metavar="NAME",
               help="Output variable to record (repeatable; default: every variable no op "
                    "consumes).")

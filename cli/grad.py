@@ -18,7 +18,7 @@ from pyir.files import check_model_gradients, grad_model
               help="Variable to differentiate against (repeatable; default: every parameter "
                    "and every input with stop_gradient=False).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False),
-              help="Program file to write (default: <stem>_grad.pb in the current directory; "
+              help="Program file to write (default: <stem>_grad.pdmodel in the current directory; "
                    "with --check, nothing is written unless -o is given).")
 @click.option("--params", type=click.Path(dir_okay=False),
               help="Parameter file (.pdiparams or .npz; default: MODEL's .pdiparams beside it).")

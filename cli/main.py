@@ -20,7 +20,7 @@ import click
 from pyir.errors import PyirError
 
 VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("export", "export"),
-         ("inspect", "inspect_cmd"), ("ops", "ops"))
+         ("inspect", "inspect_cmd"), ("view", "view"), ("ops", "ops"))
 
 
 class PyirGroup(click.Group):
@@ -94,6 +94,7 @@ def main():
       pyir grad model.pb -o train.pb       append backward ops
       pyir export train.pb -o infer.pdmodel   a trained program to an inference model
       pyir inspect model.pb                show the graph (never runs anything)
+      pyir view model.pdmodel              show it in Netron
       pyir ops                             list the ops pyir can run
     """
     warnings.showwarning = _show_warning

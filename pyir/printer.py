@@ -1,5 +1,5 @@
 """Readable forms of a Program: the text `print(program)` shows and JSON for tools (DOT for
-Graphviz is pyir/dot.py).
+Graphviz is pyir/dot_graph.py).
 
 Everything here only reads the IR (and the registry, to mark ops pyir cannot run); it never
 imports or calls a py_func callable, so `pyir inspect` can show untrusted files.

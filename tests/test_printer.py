@@ -9,7 +9,7 @@ import pytest
 import helpers_callables as hc
 
 from pyir import printer, static
-from pyir.dot import to_dot
+from pyir.dot_graph import to_dot
 from pyir.framework import Program
 from pyir.registry import AttrType
 from pyir.serialize import load_program

@@ -55,7 +55,7 @@ def build_model(model: str, out: str | None = None, fetches=(), paths=()) -> Bui
     parameters), which is written whole so `pyir run --steps N` trains it.
 
     Args:
-        out: the program file (default: `<stem>.pb` in the current directory).
+        out: the program file (default: `<stem>.pdmodel` in the current directory).
         fetches: output names to record.
         paths: directories the model imports its callables' modules from (put on sys.path
             while it builds, and searched when its references are checked, as `--path` does
@@ -66,7 +66,7 @@ def build_model(model: str, out: str | None = None, fetches=(), paths=()) -> Bui
         >>> built.outputs
         ['fc_1.tmp_2']
     """
-    out = out or os.path.splitext(os.path.basename(model))[0] + ".pb"
+    out = out or os.path.splitext(os.path.basename(model))[0] + ".pdmodel"
     # The module stays importable until the file is written: saving may resolve the
     # references of callables the model registered.
     with search_path(list(paths)), loaded_model(model, paths) as (main, startup):

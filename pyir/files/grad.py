@@ -41,7 +41,7 @@ def grad_model(model: str, out: str | None = None, loss: str | None = None, wrt=
     and the gradients, as `pyir grad` does.
 
     Args:
-        out: the file to write (default: `<stem>_grad.pb` in the current directory).
+        out: the file to write (default: `<stem>_grad.pdmodel` in the current directory).
         loss: the scalar to differentiate (default: the program's single scalar output).
         wrt: names to differentiate against (default: every parameter and every input with
             stop_gradient=False).
@@ -65,7 +65,7 @@ def grad_model(model: str, out: str | None = None, loss: str | None = None, wrt=
             _refuse_differentiated(loaded.program)
             program = loaded.program.clone()
         loss_name, pairs = differentiate(program, loss, list(wrt))
-    out = out or os.path.splitext(os.path.basename(model))[0] + "_grad.pb"
+    out = out or os.path.splitext(os.path.basename(model))[0] + "_grad.pdmodel"
     # Appending backward ops needs no parameter values: without them only the program is
     # written, and `pyir run OUT --params FILE` supplies them later.
     have_params = all(name in scope for name in persistable_names(program))
