@@ -280,3 +280,22 @@ def test_callable_error_shows_the_users_line_and_the_traceback_on_request(tmp_pa
     assert "Traceback (most recent call last)" in shown.stderr
     assert 'raise ValueError("bad input from the callable")' in shown.stderr
     assert shown.stderr.strip().splitlines()[-1].startswith("pyir run: error: ")
+
+
+def test_run_fetching_a_forward_value_of_a_training_program_needs_no_label(trained, tmp_path):
+    folder, probs = trained
+    x = data(5, 7)["x"]
+    np.save(tmp_path / "x.npy", x)
+    before = (folder / "train.pdiparams").read_bytes()
+    result = cli("run", folder / "train.pb", "--fetch", probs, "--feed", f"x={tmp_path}/x.npy",
+                 "-o", tmp_path / "out.npz", "-q")
+    assert result.exit_code == 0, result.output
+    names = persistable_names(load_model(str(folder / "train.pb")).program)
+    values = read_params(str(folder / "train.pdiparams"), names)
+    np.testing.assert_allclose(np.load(tmp_path / "out.npz")[probs], forward_numpy(values, x),
+                               rtol=1e-5, atol=1e-6)
+    assert (folder / "train.pdiparams").read_bytes() == before
+    loss = load_model(str(folder / "train.pb")).fetch_names[0]
+    needs_label = cli("run", folder / "train.pb", "--fetch", loss, "--feed",
+                      f"x={tmp_path}/x.npy")
+    assert_one_line_error(needs_label, "input 'label' is not fed")

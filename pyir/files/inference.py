@@ -142,6 +142,20 @@ def _prune(program: Program, feeds: set, fetches: list[str], keep_backward: bool
     program._bump()
 
 
+def pruned_to(program: Program, fetches: list[str]) -> Program:
+    """A copy of `program` with only the ops `fetches` need (no feed/fetch ops, unreached
+    blocks dropped); attributes unchanged.
+
+    Example:
+        >>> [op.type for op in pruned_to(main, ["fc_0.tmp_1"]).global_block().ops]
+        ['mul', 'elementwise_add']
+    """
+    copy = program.clone()
+    _prune(copy, set(), list(fetches), keep_backward=True)
+    copy.source = program.source
+    return copy
+
+
 def _keep_blocks(program: Program, reached: set) -> None:
     """Drop unreached blocks and renumber the rest compactly (attrs and parents follow)."""
     keep = sorted({0} | reached)
@@ -245,4 +259,5 @@ def add_feed_fetch(program: Program, feeds: list[str], fetches: list[str]) -> No
     program._bump()
 
 
-__all__ = ["inference_program", "add_feed_fetch", "persistable_names", "PADDLE_OP_VERSIONS"]
+__all__ = ["inference_program", "add_feed_fetch", "persistable_names", "pruned_to", "op_reads",
+           "PADDLE_OP_VERSIONS"]
