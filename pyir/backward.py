@@ -29,13 +29,13 @@ from .grad_accumulate import (Entry, accumulate, in_names, is_grad, out_names,
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
 
 GRAD, EMPTY = GRAD_SUFFIX, EMPTY_VAR
+CONSTANT_OP = "fill_constant"
+LIKE_OP = "fill_any_like"
 
 
 class GradientCutWarning(UserWarning):
-    """An op on the way from a trainable value to the loss has no backward (a py_func
-    without backward_func, a pylayer without a backward block): no gradient passes it."""
-CONSTANT_OP = "fill_constant"
-LIKE_OP = "fill_any_like"
+    """An op on the way from a trainable value to the loss has no backward (a py_func without
+    backward_func): no gradient passes it, so what lies before it is not trained."""
 
 
 # --- names -------------------------------------------------------------------------------
