@@ -63,10 +63,12 @@ def affine_grid(Theta, OutputShape, output_shape, align_corners):
     return {"Output": out.astype(Theta.dtype, copy=False)}
 
 
-@register_op("affine_grid_grad", inputs=[Slot("OutputShape", dispensable=True), "Output@GRAD"],
+# Paddle's own affine_grid_grad ops also pass Theta (unused: the grid is linear in it)
+@register_op("affine_grid_grad", inputs=[Slot("Theta", dispensable=True),
+                                         Slot("OutputShape", dispensable=True), "Output@GRAD"],
              outputs=["Theta@GRAD"], attrs=_AG_ATTRS, grad_of="affine_grid",
              doc="dTheta[n] = sum over the grid of dOutput^T (x, y, 1)")
-def affine_grid_grad(OutputShape, Output_grad, output_shape, align_corners):
+def affine_grid_grad(Theta, OutputShape, Output_grad, output_shape, align_corners):
     shape = _shape_of(OutputShape, output_shape)
     shape[0] = Output_grad.shape[0]
     base = _base_grid(shape, align_corners)

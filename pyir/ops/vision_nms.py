@@ -1,6 +1,6 @@
 """Box selection ops of detection models: nms (greedy, on sorted boxes), matrix_nms (SOLOv2
 score decay), generate_proposals_v2 (RPN proposals) and distribute_fpn_proposals (RoIs to
-FPN levels), with the rules of Paddle's CPU kernels."""
+FPN levels), with the rules of Paddle's CPU kernels (multiclass NMS: vision_multiclass_nms)."""
 
 from __future__ import annotations
 
@@ -315,86 +315,3 @@ def generate_proposals_v2(Scores, BboxDeltas, ImShape, Anchors, Variances, pre_n
     return {"RpnRois": np.concatenate(rois).astype(Scores.dtype),
             "RpnRoiProbs": np.concatenate(probs).astype(Scores.dtype),
             "RpnRoisNum": np.array(counts, np.int32)}
-
-
-# --- multiclass_nms3 -------------------------------------------------------------------------
-_MULTICLASS_ATTRS = [Attr("score_threshold", T.FLOAT, 0.0), Attr("nms_top_k", T.INT, -1),
-                     Attr("keep_top_k", T.INT, -1), Attr("nms_threshold", T.FLOAT, 0.3),
-                     Attr("normalized", T.BOOLEAN, True), Attr("nms_eta", T.FLOAT, 1.0),
-                     Attr("background_label", T.INT, 0)]
-
-
-def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
-    """Greedy NMS of one class: indices kept, in descending score order."""
-    order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
-    if top_k > -1:
-        order = order[:top_k]
-    return greedy_nms(boxes, order, nms_threshold, normalized, eta)
-
-
-def _multiclass_image(boxes, scores, a):
-    """{label: kept indices} of one image (boxes [M, 4] or per class [M, C, 4])."""
-    kept = {}
-    for c in range(scores.shape[0]):
-        if c == a["background_label"]:
-            continue
-        class_boxes = boxes if boxes.ndim == 2 else boxes[:, c]
-        kept[c] = _nms_fast(class_boxes, scores[c], a["score_threshold"], a["nms_threshold"],
-                            a["nms_eta"], a["nms_top_k"], a["normalized"])
-    total = sum(len(v) for v in kept.values())
-    if -1 < a["keep_top_k"] < total:
-        ranked = sorted(((scores[c, i], c, i) for c, idx in kept.items() for i in idx),
-                        key=lambda t: -t[0])[:a["keep_top_k"]]
-        kept = {}
-        for _, c, i in ranked:
-            kept.setdefault(c, []).append(i)
-    return kept
-
-
-@register_op(
-    "multiclass_nms3", inputs=["BBoxes", "Scores", Slot("RoisNum", dispensable=True)],
-    outputs=["Out", "Index", "NmsRoisNum"], attrs=_MULTICLASS_ATTRS,
-    infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
-                       "Index": VarSpec((-1, 1), np.dtype("int32")),
-                       "NmsRoisNum": VarSpec((-1,), np.dtype("int32"))},
-    doc="per image and class greedy NMS (adaptive with nms_eta), the keep_top_k best kept; Out "
-        "rows [label, score, x1, y1, x2, y2] by label then score, Index into the boxes",
-    # by hand: class 1 keeps boxes 0 and 2 (box 1 overlaps box 0 by IoU 0.5 > 0.4); class 2
-    # keeps box 1 only (its 0.05 is under the score threshold for box 2)
-    examples=[Example({"BBoxes": np.array([[[0, 0, 1, 1], [0, 0, 1, 0.5], [2, 2, 3, 3]]],
-                                          np.float32),
-                       "Scores": np.array([[[0.3, 0.3, 0.3], [0.9, 0.8, 0.7],
-                                            [0.2, 0.6, 0.05]]], np.float32)},
-                      {"score_threshold": 0.1, "nms_threshold": 0.4},
-                      {"Out": np.array([[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3],
-                                        [2, 0.6, 0, 0, 1, 0.5]], np.float32),
-                       "Index": np.array([[0], [2], [1]], np.int32),
-                       "NmsRoisNum": np.array([3], np.int32)}, grad=False)],
-)
-def multiclass_nms3(BBoxes, Scores, RoisNum, score_threshold, nms_top_k, keep_top_k,
-                    nms_threshold, normalized, nms_eta, background_label):
-    attrs = dict(score_threshold=score_threshold, nms_top_k=nms_top_k, keep_top_k=keep_top_k,
-                 nms_threshold=nms_threshold, normalized=normalized, nms_eta=nms_eta,
-                 background_label=background_label)
-    if Scores.ndim == 3:  # BBoxes [N, M, 4], Scores [N, C, M]
-        images = [(BBoxes[b].astype(np.float64), Scores[b].astype(np.float64), b * BBoxes.shape[1])
-                  for b in range(Scores.shape[0])]
-    else:  # BBoxes [M, C, 4], Scores [M, C], RoisNum boxes per image
-        counts = [Scores.shape[0]] if RoisNum is None else [int(v) for v in np.ravel(RoisNum)]
-        starts = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-        images = [(BBoxes[s:e].astype(np.float64), Scores[s:e].T.astype(np.float64), s)
-                  for s, e in zip(starts[:-1], starts[1:])]
-    rows, index, counts_out = [], [], []
-    for boxes, scores, offset in images:
-        kept = _multiclass_image(boxes, scores, attrs)
-        count = 0
-        for c in sorted(kept):
-            for i in kept[c]:
-                box = boxes[i] if boxes.ndim == 2 else boxes[i, c]
-                rows.append([c, scores[c, i], *box])
-                index.append(offset + i)
-                count += 1
-        counts_out.append(count)
-    return {"Out": np.array(rows, BBoxes.dtype).reshape(-1, 6),
-            "Index": np.array(index, np.int32).reshape(-1, 1),
-            "NmsRoisNum": np.array(counts_out, np.int32)}
