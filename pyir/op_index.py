@@ -21,6 +21,7 @@ OP_MODULES = {
     'affine_grid': 'pyir.ops.nn_grid',
     'affine_grid_grad': 'pyir.ops.nn_grid',
     'allclose': 'pyir.ops.compare',
+    'anchor_generator': 'pyir.ops.vision_boxes',
     'angle': 'pyir.ops.math_ext',
     'angle_grad': 'pyir.ops.math_ext',
     'arg_max': 'pyir.ops.ordering',

@@ -326,7 +326,9 @@ def conv3d_cases():
                            "paddings": [1, 1, 1], "ceil_mode": True, "exclusive": False}),
         ("avg_excl", {"pooling_type": "avg", "ksize": [3, 2, 3], "strides": [1, 2, 2],
                       "paddings": [1, 0, 1], "exclusive": True}),
-        ("adaptive_max", {"pooling_type": "max", "ksize": [2, 3, 4], "adaptive": True}),
+        # no ("adaptive_max", adaptive=True with "max"): Paddle 3.3.1's CPU pool3d then gives
+        # maxima of windows that are not the adaptive bins (seen for ksize [2, 3, 4] and
+        # [3, 2, 2]; paddle.nn.functional.adaptive_max_pool3d uses max_pool3d_with_index)
         ("adaptive_avg", {"pooling_type": "avg", "ksize": [3, 4, 3], "adaptive": True}),
         ("global", {"pooling_type": "avg", "ksize": [1, 1, 1], "global_pooling": True}),
     ]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from . import vision_stl as stl
 
 
 def box_area(box, normalized: bool) -> float:
@@ -97,11 +98,15 @@ _MATRIX_ATTRS = [Attr("score_threshold", T.FLOAT, 0.0), Attr("nms_top_k", T.INT,
 
 
 def _matrix_class(boxes, scores, a):
-    """(index, decayed score) kept for one class of one image."""
-    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > a["score_threshold"]]
-    if a["nms_top_k"] > -1:
-        order = order[:a["nms_top_k"]]
+    """(index, decayed score) kept for one class of one image. The candidates above the
+    threshold (in index order) are ranked by std::partial_sort, as Paddle's kernel does, so tied
+    scores come out in libstdc++'s heap order."""
+    order = [i for i in range(len(scores)) if scores[i] > a["score_threshold"]]
     count = len(order)
+    if a["nms_top_k"] > -1:
+        count = min(count, a["nms_top_k"])
+    stl.partial_sort(order, 0, count, len(order), lambda i, j: scores[i] > scores[j])
+    order = order[:count]
     iou = np.zeros((count, count))
     for i in range(count):
         for j in range(i):
@@ -116,7 +121,7 @@ def _matrix_class(boxes, scores, a):
             else:
                 d = (1 - iou[i, j]) / (1 - iou_max[j])
             decay = min(decay, d)
-        score = decay * scores[order[i]]
+        score = float(np.float32(decay * scores[order[i]]))  # Paddle decays in float32
         if score > a["post_threshold"]:
             kept.append((order[i], score))
     return kept
@@ -155,9 +160,10 @@ def matrix_nms(BBoxes, Scores, score_threshold, nms_top_k, keep_top_k, post_thre
                 continue
             found += [(score, c, i) for i, score in
                       _matrix_class(boxes, Scores[b, c].astype(np.float64), attrs)]
-        found.sort(key=lambda t: -t[0])
-        if keep_top_k > -1:
-            found = found[:keep_top_k]
+        keep = len(found) if keep_top_k <= -1 else min(len(found), keep_top_k)
+        rank = list(range(len(found)))
+        stl.partial_sort(rank, 0, keep, len(found), lambda i, j: found[i][0] > found[j][0])
+        found = [found[i] for i in rank[:keep]]
         counts.append(len(found))
         for score, c, i in found:
             rows.append([c, score, *boxes[i]])
@@ -250,9 +256,17 @@ def decode_proposals(anchors, deltas, variances, pixel_offset):
 
 
 def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
-    order = np.argsort(-scores, kind="stable")
+    """Paddle's ProposalForOneImage: the top pre_nms_topN by std::nth_element (all of them by
+    std::sort), in the order those leave them; NMS then visits by descending score, a tie
+    taking the later candidate first (a stable ascending sort read from the back)."""
+    order = list(range(len(scores)))
+    higher = lambda i, j: scores[i] > scores[j]  # noqa: E731
     if 0 < a["pre_nms_topN"] < len(order):
+        stl.nth_element(order, 0, a["pre_nms_topN"], len(order), higher)
         order = order[:a["pre_nms_topN"]]
+    else:
+        stl.sort(order, 0, len(order), higher)
+    order = np.array(order, np.int64)
     e = 1.0 if a["pixel_offset"] else 0.0
     boxes = decode_proposals(anchors[order], deltas[order], variances[order], a["pixel_offset"])
     im_h, im_w = float(im_shape[0]), float(im_shape[1])
@@ -266,7 +280,9 @@ def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
     boxes, probs = boxes[keep], scores[order][keep]
     if len(boxes) == 0:
         return np.zeros((1, 4)), np.zeros((1, 1))
-    selected = greedy_nms(boxes, np.argsort(-probs, kind="stable"), a["nms_thresh"],
+    if a["nms_thresh"] <= 0:
+        return boxes, probs.reshape(-1, 1)
+    selected = greedy_nms(boxes, np.argsort(probs, kind="stable")[::-1], a["nms_thresh"],
                           not a["pixel_offset"], a["eta"])
     if 0 < a["post_nms_topN"] < len(selected):
         selected = selected[:a["post_nms_topN"]]
