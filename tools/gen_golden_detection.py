@@ -113,6 +113,11 @@ def nms_cases():
                     "RoisNum": ("c", np.array([4, 3], np.int32))},
                    {"normalized": False, "nms_threshold": 0.3, "score_threshold": 0.1,
                     "nms_top_k": -1, "keep_top_k": 4, "background_label": 0}, outs3))
+    cs.append(case("multiclass_nms3_rois_num_empty_image", "multiclass_nms3",
+                   {"BBoxes": ("c", rb), "Scores": ("c", rs.astype(F32)),
+                    "RoisNum": ("c", np.array([3, 0, 4], np.int32))},
+                   {"normalized": True, "nms_threshold": 0.5, "score_threshold": 0.3,
+                    "nms_top_k": 2, "keep_top_k": -1, "background_label": -1}, outs3))
     mouts = {"Out": F32, "Index": I32, "RoisNum": I32}
     for tag, b, attrs in [
         ("linear", nb, {"score_threshold": 0.1, "post_threshold": 0.05, "nms_top_k": -1,
@@ -122,12 +127,14 @@ def nms_cases():
                           "background_label": -1, "normalized": False}),
         ("empty", nb, {"score_threshold": 0.99, "post_threshold": 0.0, "nms_top_k": -1,
                        "keep_top_k": -1, "background_label": 0}),
+        ("keep_top_k", bb, {"score_threshold": 0.0, "post_threshold": 0.0, "nms_top_k": 20,
+                            "keep_top_k": 9, "background_label": 1, "normalized": False}),
     ]:
         cs.append(case(f"matrix_nms_{tag}", "matrix_nms",
                        {"BBoxes": ("c", b), "Scores": ("c", ns)}, attrs, mouts))
     nb1 = boxes(10)
     nb1[4] = nb1[3]  # a duplicate box
-    for thr in (0.3, 0.7):
+    for thr in (0.0, 0.3, 0.7):
         cs.append(case(f"nms_{thr}", "nms", {"Boxes": ("c", nb1)}, {"iou_threshold": thr},
                        {"KeepBoxesIdxs": I64}))
     return cs
@@ -146,6 +153,14 @@ def roi_cases():
         cs.append(case(f"roi_align_{tag}", "roi_align",
                        {"X": ("x", x), "ROIs": ("c", rois), "RoisNum": num}, a,
                        grad=tag != "scale"))
+    one = np.array([[2, 3, 2, 9], [-5, -5, 30, 30], [6.3, 1.2, 7.9, 3.3]], F32)  # zero width
+    for op, extra, outs in (("roi_align", {"sampling_ratio": -1, "aligned": False}, None),
+                            ("roi_pool", {}, {"Out": F32, "Argmax": I64})):
+        # Paddle needs RoisNum (or a LoD) here: without one roi_align refuses, roi_pool crashes
+        cs.append(case(f"{op}_single_image", op, {"X": ("x", u(1, 2, 6, 7)), "ROIs": ("c", one),
+                                                  "RoisNum": ("c", np.array([3], np.int32))},
+                       {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 0.5, **extra},
+                       outs, fetch=list(outs) if outs else None))
     for tag, attrs in [("s05", {"spatial_scale": 0.5}), ("s1", {"spatial_scale": 1.0})]:
         a = {"pooled_height": 2, "pooled_width": 3, **attrs}
         cs.append(case(f"roi_pool_{tag}", "roi_pool",
@@ -193,6 +208,12 @@ def grid_cases():
                                {"X": ("x", x), "Grid": ("x", grid)},
                                {"mode": mode, "padding_mode": pad, "align_corners": ac},
                                {"Output": F32}, grad=mode == "bilinear"))
+    for mode in ("bilinear", "nearest"):
+        cs.append(case(f"grid_sampler_3d_{mode}", "grid_sampler",
+                       {"X": ("x", u(1, 2, 3, 4, 5)), "Grid": ("x", u(1, 2, 3, 2, 3, low=-1.2,
+                                                                      high=1.2))},
+                       {"mode": mode, "padding_mode": "zeros", "align_corners": False},
+                       {"Output": F32}, grad=mode == "bilinear"))
     for fmt in ("NCHW", "NHWC"):
         shape = (2, 8, 3, 2) if fmt == "NCHW" else (2, 3, 2, 8)
         cs.append(case(f"pixel_shuffle_{fmt}", "pixel_shuffle", {"X": ("x", u(*shape))},
@@ -268,6 +289,19 @@ def proposal_cases():
                        {"Scores": ("c", scores), "BboxDeltas": ("c", deltas),
                         "ImShape": ("c", im), "Anchors": ("c", anchors),
                         "Variances": ("c", var)}, attrs, outs))
+    big = {"Scores": ("c", np.round(RNG.uniform(0, 1, (1, 3, 5, 6)) * 4).astype(F32) / 4),
+           "BboxDeltas": ("c", u(1, 12, 5, 6, low=-0.3, high=0.3)),
+           "ImShape": ("c", np.array([[45, 50]], F32))}
+    ys, xs = np.meshgrid(np.arange(5) * 8.0, np.arange(6) * 8.0, indexing="ij")
+    big_anchors = (np.stack([xs, ys, xs, ys], -1)[:, :, None, :] + base[None, None]).astype(F32)
+    big["Anchors"] = ("c", big_anchors)
+    big["Variances"] = ("c", np.full(big_anchors.shape, 0.5, F32))
+    cs.append(case("generate_proposals_v2_sort_all", "generate_proposals_v2", big,
+                   {"pre_nms_topN": -1, "post_nms_topN": -1, "nms_thresh": 0.6, "min_size": 1.0,
+                    "eta": 1.0, "pixel_offset": True}, outs))
+    cs.append(case("generate_proposals_v2_none_left", "generate_proposals_v2", big,
+                   {"pre_nms_topN": 10, "post_nms_topN": 5, "nms_thresh": 0.6, "min_size": 80.0,
+                    "eta": 1.0, "pixel_offset": False}, outs))
     rois = np.concatenate([boxes(6, 300, -10), boxes(4, 60, 0)]).astype(F32)
     for tag, po in (("offset", True), ("nooffset", False)):
         cs.append(case(f"distribute_fpn_proposals_{tag}", "distribute_fpn_proposals",
@@ -276,6 +310,12 @@ def proposal_cases():
                         "pixel_offset": po},
                        {"MultiFpnRois": [F32] * 4, "RestoreIndex": I32,
                         "MultiLevelRoIsNum": [I32] * 4}))
+    cs.append(case("distribute_fpn_proposals_empty_image", "distribute_fpn_proposals",
+                   {"FpnRois": ("c", rois), "RoisNum": ("c", np.array([4, 0, 6], np.int32))},
+                   {"min_level": 3, "max_level": 4, "refer_level": 3, "refer_scale": 40,
+                    "pixel_offset": True},
+                   {"MultiFpnRois": [F32] * 2, "RestoreIndex": I32,
+                    "MultiLevelRoIsNum": [I32] * 2}))
     return cs
 
 
@@ -296,6 +336,12 @@ def interp_cases():
                        {"X": ("x", u(1, 2, 4, 5))},
                        {"align_corners": ac, "out_h": 7, "out_w": 3,
                         "interp_method": "bicubic"}, grad=True))
+    cs.append(case("bicubic_interp_v2_outsize_tensor", "bicubic_interp_v2",
+                   {"X": ("x", u(1, 2, 4, 5)), "OutSize": ("c", np.array([6, 9], np.int32))},
+                   {"align_corners": True, "out_h": 2, "out_w": 2, "interp_method": "bicubic"}))
+    cs.append(case("trilinear_interp_v2_scale_tensor", "trilinear_interp_v2",
+                   {"X": ("x", u(1, 2, 3, 4, 3)), "Scale": ("c", np.array([2.0, 1.5, 0.7], F32))},
+                   {"align_corners": False, "align_mode": 0, "interp_method": "trilinear"}))
     cs.append(case("bicubic_interp_v2_scale", "bicubic_interp_v2", {"X": ("x", u(1, 2, 4, 5))},
                    {"align_corners": False, "scale": [1.5, 1.7], "interp_method": "bicubic"}))
     cs.append(case("linear_interp_v2_scale_nwc", "linear_interp_v2", {"X": ("x", u(2, 5, 3))},
@@ -316,6 +362,8 @@ def conv3d_cases():
          {"groups": 2, "strides": [2, 1, 2], "paddings": [0, 1, 1], "dilations": [1, 2, 1]}),
         ("ndhwc_same", (1, 4, 5, 4, 2), (3, 2, 3, 3, 3),
          {"data_format": "NDHWC", "padding_algorithm": "SAME", "strides": [2, 2, 1]}),
+        ("valid_dilated", (2, 3, 6, 5, 7), (2, 3, 2, 2, 3),
+         {"padding_algorithm": "VALID", "paddings": [1, 1, 1], "dilations": [2, 1, 2]}),
     ]:
         cs.append(case(f"conv3d_{tag}", "conv3d", {"Input": ("x", u(*xs)), "Filter": ("x", u(*ws))},
                        attrs, {"Output": F32}, grad=tag != "ndhwc_same"))
@@ -331,9 +379,18 @@ def conv3d_cases():
         # [3, 2, 2]; paddle.nn.functional.adaptive_max_pool3d uses max_pool3d_with_index)
         ("adaptive_avg", {"pooling_type": "avg", "ksize": [3, 4, 3], "adaptive": True}),
         ("global", {"pooling_type": "avg", "ksize": [1, 1, 1], "global_pooling": True}),
+        ("max_ceil_pad", {"pooling_type": "max", "ksize": [2, 3, 2], "strides": [2, 2, 3],
+                          "paddings": [1, 0, 1], "ceil_mode": True}),
+        ("max_same", {"pooling_type": "max", "ksize": [3, 3, 3], "strides": [2, 2, 2],
+                      "padding_algorithm": "SAME"}),
+        ("avg_valid", {"pooling_type": "avg", "ksize": [2, 2, 2], "strides": [2, 2, 2],
+                       "paddings": [1, 1, 1], "padding_algorithm": "VALID"}),
     ]:
         cs.append(case(f"pool3d_{tag}", "pool3d", {"X": ("x", x)}, attrs,
-                       grad=tag in ("max", "avg_ceil_incl", "adaptive_avg")))
+                       grad=tag in ("max", "avg_ceil_incl", "adaptive_avg", "max_ceil_pad")))
+    cs.append(case("pool3d_max_ndhwc", "pool3d", {"X": ("x", u(1, 4, 5, 6, 3))},
+                   {"pooling_type": "max", "ksize": [2, 2, 2], "strides": [2, 2, 2],
+                    "data_format": "NDHWC"}, grad=True))
     return cs
 
 

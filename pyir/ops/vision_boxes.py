@@ -71,7 +71,8 @@ def _yolo_expect(X, ImgSize, anchors, class_num, conf_thresh, downsample_ratio,
 
 
 @register_op(
-    "yolo_box", inputs=["X", Slot("ImgSize", no_grad=True)], outputs=["Boxes", "Scores"],
+    "yolo_box", no_extra_attrs=True,
+    inputs=["X", Slot("ImgSize", no_grad=True)], outputs=["Boxes", "Scores"],
     attrs=_YOLO_ATTRS, infer=_yolo_infer,
     doc="decode a YOLOv3 head X [N, A*(5+classes), H, W] into Boxes [N, A*H*W, 4] (x1, y1, "
         "x2, y2 in image pixels) and Scores = objectness * class probability",
@@ -181,7 +182,8 @@ _TARGETS = np.array([[1.5, 1.0, 4.0, 5.0], [0.0, 0.2, 2.0, 3.0]], np.float32)
 
 
 @register_op(
-    "box_coder", inputs=["PriorBox", Slot("PriorBoxVar", dispensable=True), "TargetBox"],
+    "box_coder", no_extra_attrs=True,
+    inputs=["PriorBox", Slot("PriorBoxVar", dispensable=True), "TargetBox"],
     outputs=["OutputBox"], attrs=_CODER_ATTRS, infer=_coder_infer,
     doc="encode TargetBox [N, 4] against PriorBox [M, 4] into [N, M, 4] offsets (or decode "
         "[N, M, 4] offsets back into boxes), divided (multiplied) by the variances",
@@ -371,7 +373,8 @@ def _anchor_expect(Input, anchor_sizes, aspect_ratios, variances, stride, offset
 
 
 @register_op(
-    "anchor_generator", inputs=[Slot("Input", no_grad=True)], outputs=["Anchors", "Variances"],
+    "anchor_generator", no_extra_attrs=True,
+    inputs=[Slot("Input", no_grad=True)], outputs=["Anchors", "Variances"],
     attrs=_ANCHOR_ATTRS, infer=_anchor_infer,
     doc="Faster R-CNN anchors [H, W, ratios*sizes, 4] (pixel x1, y1, x2, y2) centered at "
         "(j * stride_w + offset * (stride_w - 1), i * stride_h + ...) of Input's feature map: "

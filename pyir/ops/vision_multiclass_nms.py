@@ -92,7 +92,8 @@ def _attrs(**kw):
 
 
 @register_op(
-    "multiclass_nms3", inputs=["BBoxes", "Scores", Slot("RoisNum", dispensable=True)],
+    "multiclass_nms3", no_extra_attrs=True,
+    inputs=["BBoxes", "Scores", Slot("RoisNum", dispensable=True)],
     outputs=["Out", "Index", "NmsRoisNum"], attrs=_ATTRS,
     infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
                        "Index": VarSpec((-1, 1), np.dtype("int32")),
@@ -134,7 +135,8 @@ def multiclass_nms3(BBoxes, Scores, RoisNum, score_threshold, nms_top_k, keep_to
 
 
 @register_op(
-    "multiclass_nms", inputs=["BBoxes", "Scores"], outputs=["Out"], attrs=_ATTRS,
+    "multiclass_nms", no_extra_attrs=True,
+    inputs=["BBoxes", "Scores"], outputs=["Out"], attrs=_ATTRS,
     infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype)},
     doc="the legacy multiclass NMS: multiclass_nms3's Out only (Paddle kept the images apart "
         "by LoD); with nothing kept Out is [[-1]]",

@@ -75,7 +75,8 @@ def _nms_expect(Boxes, iou_threshold):
 
 
 @register_op(
-    "nms", inputs=["Boxes"], outputs=["KeepBoxesIdxs"],
+    "nms", no_extra_attrs=True,
+    inputs=["Boxes"], outputs=["KeepBoxesIdxs"],
     attrs=[Attr("iou_threshold", T.FLOAT, 1.0)],
     infer=lambda ctx: {"KeepBoxesIdxs": VarSpec((-1,), np.dtype("int64"))},
     doc="indices of the boxes (in their given order) kept by greedy NMS: a box is dropped when "
@@ -128,7 +129,8 @@ def _matrix_class(boxes, scores, a):
 
 
 @register_op(
-    "matrix_nms", inputs=["BBoxes", "Scores"],
+    "matrix_nms", no_extra_attrs=True,
+    inputs=["BBoxes", "Scores"],
     outputs=["Out", "Index", "RoisNum"], attrs=_MATRIX_ATTRS,
     infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
                        "Index": VarSpec((-1, 1), np.dtype("int32")),
@@ -191,7 +193,8 @@ def fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offse
 
 
 @register_op(
-    "distribute_fpn_proposals", inputs=["FpnRois", Slot("RoisNum", dispensable=True)],
+    "distribute_fpn_proposals", no_extra_attrs=True,
+    inputs=["FpnRois", Slot("RoisNum", dispensable=True)],
     outputs=[Slot("MultiFpnRois", duplicable=True), "RestoreIndex",
              Slot("MultiLevelRoIsNum", duplicable=True)],
     attrs=_FPN_ATTRS,
@@ -290,7 +293,7 @@ def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
 
 
 @register_op(
-    "generate_proposals_v2",
+    "generate_proposals_v2", no_extra_attrs=True,
     inputs=["Scores", "BboxDeltas", "ImShape", "Anchors", "Variances"],
     outputs=["RpnRois", "RpnRoiProbs", "RpnRoisNum"],
     attrs=_PROPOSAL_ATTRS,

@@ -128,7 +128,7 @@ _GT_BOX = np.array([[[0.3, 0.4, 0.4, 0.5], [0.8, 0.2, 0.1, 0.1], [0.5, 0.5, 0.0,
 
 
 @register_op(
-    "yolov3_loss",
+    "yolov3_loss", no_extra_attrs=True,
     inputs=["X", Slot("GTBox", no_grad=True), Slot("GTLabel", no_grad=True),
             Slot("GTScore", dispensable=True, no_grad=True)],
     outputs=["Loss", Slot("ObjectnessMask", no_grad=True), Slot("GTMatchMask", no_grad=True)],
