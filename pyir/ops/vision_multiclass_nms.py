@@ -9,6 +9,7 @@ multiclass_nms (Out only), with the rules of Paddle's CPU kernel (multiclass_nms
   ascending, and Index is (first box of the image + box) * C + label;
 - nothing kept: multiclass_nms3 gives Out [0, 6] and Index [0, 1]; multiclass_nms gives
   Out = [[-1]] (one row, one column), Paddle's "no detection" marker.
+(docs/detection-ops.md collects these conventions.)
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Paddle's CPU kernels pick boxes with `std::sort` (introsort), `std::nth_element`
 come out in an order fixed by the algorithm, and Paddle's outputs (which box of a tie is kept,
 in which row) follow it. These functions replay GCC's libstdc++ algorithms step by step
 (bits/stl_algo.h, bits/stl_heap.h: the same partitions, pivots, heap moves and insertion-sort
-threshold of 16) on a Python list, in place, with `less(a, b)` as the comparator.
+threshold of 16) on a Python list, in place, with `less(a, b)` as the comparator. Which kernel
+uses which sort: docs/detection-ops.md.
 """
 
 from __future__ import annotations
