@@ -12,7 +12,9 @@ with gw fed. It writes
 
     tests/golden_detection/<case>.pb   the program as Paddle built it (forward, or with grads)
     tests/golden_detection/golden.npz  <case>/<feed> inputs and <case>/<fetch> Paddle's outputs
-    tests/golden_detection/cases.json  per case: op, feeds, fetches, whether outputs are exact
+    tests/golden_detection/cases.json  per case: op, feeds (per input slot), fetches (the first
+                                       `forward` of them outputs, then gradients), all the
+                                       attributes the op carries
 """
 
 from __future__ import annotations
@@ -422,8 +424,11 @@ def build(c):
         for slot, dtype in c["outputs"].items():
             dtypes = dtype if isinstance(dtype, list) else [dtype]
             outs[slot] = [helper.create_variable_for_type_inference(d) for d in dtypes]
-        main.global_block().append_op(type=c["op"], inputs=ins, outputs=outs,
-                                      attrs=dict(c["attrs"]))
+        op = main.global_block().append_op(type=c["op"], inputs=ins, outputs=outs,
+                                           attrs=dict(c["attrs"]))
+        c["all_attrs"] = {k: v for k, v in op.all_attrs().items()
+                          if isinstance(v, (bool, int, float, str, list)) and
+                          not k.startswith(("op_", "with_quant"))}
         fetch = [v for s in (c["fetch"] or c["outputs"]) for v in outs[s]]
         grads = []
         if c["grad"]:
@@ -434,6 +439,7 @@ def build(c):
             paddle.static.append_backward(paddle.mean(y * gw))
             grads = [n + "@GRAD" for n, (k, _) in zip(feeds, c["inputs"].values())
                      if k == "x" and main.global_block().has_var(n + "@GRAD")]
+    c["forward"] = len(fetch)
     return main, feeds, [v.name for v in fetch] + grads
 
 
@@ -461,13 +467,18 @@ def main():
             print(f"FAILED {c['name']}: {type(e).__name__}: {str(e)[-400:]}")
             continue
         if not args.only:
+            for op in prog.global_block().ops:  # (the generator's own stack: noise in the file)
+                if op.desc.has_attr("op_callstack"):
+                    op.desc.remove_attr("op_callstack")
             (OUT / f"{c['name']}.pb").write_bytes(prog.desc.serialize_to_string())
         for n, v in feeds.items():
             arrays[f"{c['name']}/{n}"] = v
         for n, v in zip(fetch, values):
             arrays[f"{c['name']}/{n}"] = np.asarray(v)
         index[c["name"]] = {"op": c["op"], "feeds": list(feeds), "fetches": fetch,
-                            "grad": c["grad"]}
+                            "grad": c["grad"], "forward": c["forward"],
+                            "inputs": {slot: slot.lower() for slot in c["inputs"]},
+                            "attrs": c["all_attrs"]}
         print("ran", c["name"], [np.asarray(v).shape for v in values])
     if not args.only:
         for old in OUT.glob("*.pb"):
