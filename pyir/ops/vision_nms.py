@@ -119,9 +119,10 @@ def _matrix_class(boxes, scores, a):
         for j in range(i):
             if a["use_gaussian"]:
                 d = math.exp((iou_max[j] ** 2 - iou[i, j] ** 2) * a["gaussian_sigma"])
-            else:
-                d = (1 - iou[i, j]) / (1 - iou_max[j])
-            decay = min(decay, d)
+            else:  # a duplicate of a kept box (max IoU 1) gives inf or nan: C++ std::min
+                with np.errstate(divide="ignore", invalid="ignore"):  # then keeps `decay`
+                    d = (1 - iou[i, j]) / (1 - iou_max[j])
+            decay = min(decay, d)  # like std::min(decay, d): d only when d < decay
         score = float(np.float32(decay * scores[order[i]]))  # Paddle decays in float32
         if score > a["post_threshold"]:
             kept.append((order[i], score))
