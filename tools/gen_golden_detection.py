@@ -134,6 +134,13 @@ def nms_cases():
     ]:
         cs.append(case(f"matrix_nms_{tag}", "matrix_nms",
                        {"BBoxes": ("c", b), "Scores": ("c", ns)}, attrs, mouts))
+    dup = bb[:1].copy()
+    dup[0, 5] = dup[0, 1]  # exact duplicates: a decay of (1 - 1) / (1 - 1)
+    dup[0, 7] = dup[0, 1]
+    cs.append(case("matrix_nms_duplicates", "matrix_nms",
+                   {"BBoxes": ("c", dup), "Scores": ("c", ns[:1])},
+                   {"score_threshold": 0.0, "post_threshold": 0.0, "nms_top_k": -1,
+                    "keep_top_k": -1, "background_label": -1, "normalized": False}, mouts))
     nb1 = boxes(10)
     nb1[4] = nb1[3]  # a duplicate box
     for thr in (0.0, 0.3, 0.7):
@@ -168,6 +175,23 @@ def roi_cases():
         cs.append(case(f"roi_pool_{tag}", "roi_pool",
                        {"X": ("x", x), "ROIs": ("c", rois), "RoisNum": num}, a,
                        {"Out": F32, "Argmax": I64}, grad=tag == "s05", fetch=["Out", "Argmax"]))
+    cs.append(case("psroi_pool", "psroi_pool",
+                   {"X": ("x", u(2, 8, 6, 7)), "ROIs": ("c", rois), "RoisNum": num},
+                   {"pooled_height": 2, "pooled_width": 2, "output_channels": 2,
+                    "spatial_scale": 0.5}, grad=True))
+    gt = np.array([[[0.3, 0.4, 0.4, 0.5], [0.8, 0.2, 0.1, 0.1], [0.5, 0.5, 0.0, 0.0]],
+                   [[0.6, 0.7, 0.9, 0.3], [0.1, 0.1, 0.2, 0.6], [0.45, 0.9, 0.2, 0.15]]], F32)
+    for tag, extra, score in (("smooth", {}, True),
+                              ("scaled", {"use_label_smooth": False, "scale_x_y": 1.1}, False)):
+        ins = {"X": ("x", u(2, 2 * 7, 4, 4, low=-2, high=2)), "GTBox": ("c", gt),
+               "GTLabel": ("c", np.array([[1, 0, 1], [0, 1, 1]], np.int32))}
+        if score:
+            ins["GTScore"] = ("c", np.array([[1.0, 0.7, 1.0], [0.5, 1.0, 0.9]], F32))
+        cs.append(case(f"yolov3_loss_{tag}", "yolov3_loss", ins,
+                       {"anchors": [10, 13, 16, 30, 33, 23, 30, 61], "anchor_mask": [1, 3],
+                        "class_num": 2, "ignore_thresh": 0.5, "downsample_ratio": 8, **extra},
+                       {"Loss": F32, "ObjectnessMask": F32, "GTMatchMask": I32}, grad=True,
+                       fetch=["Loss", "ObjectnessMask", "GTMatchMask"]))
     return cs
 
 

@@ -101,6 +101,13 @@ BUILD = {
         a["padding_algorithm"]),
 }
 BUILD["deformable_conv_v1"] = BUILD["deformable_conv"]
+BUILD["psroi_pool"] = lambda i, a: C.psroi_pool(
+    i["X"], i["ROIs"], i.get("RoisNum"), a["pooled_height"], a["pooled_width"],
+    a["output_channels"], a["spatial_scale"])
+BUILD["yolov3_loss"] = lambda i, a: C.yolo_loss(
+    i["X"], i["GTBox"], i["GTLabel"], i.get("GTScore"), a["anchors"], a["anchor_mask"],
+    a["class_num"], a["ignore_thresh"], a["downsample_ratio"], a["use_label_smooth"],
+    a["scale_x_y"])
 
 
 def _flat(values):
@@ -130,8 +137,8 @@ def write(name, meta, golden, exe):
             values = [np.array(v) for v in values]  # LoD outputs: the rows only
         (OUT / f"{name}.json").write_bytes(pathlib.Path(prefix + ".json").read_bytes())
     wanted = meta["fetches"][:meta["forward"]]
-    if meta["op"] == "roi_pool":  # pd_op.roi_pool returns Out only (Argmax is intermediate)
-        wanted = wanted[:1]
+    if meta["op"] in ("roi_pool", "yolov3_loss"):  # their pd_ops return the first output only
+        wanted = wanted[:1]  # (roi_pool's Argmax, yolo_loss's masks are intermediate)
     assert len(values) == len(wanted), (name, len(values), len(wanted))
     for fetch, got in zip(wanted, values):
         want, got = golden[f"{name}/{fetch}"], np.asarray(got)
