@@ -425,6 +425,10 @@ def conv3d_cases():
     ]:
         cs.append(case(f"pool3d_{tag}", "pool3d", {"X": ("x", x)}, attrs,
                        grad=tag in ("max", "avg_ceil_incl", "adaptive_avg", "max_ceil_pad")))
+    for tag, attrs in [("plain", {"ksize": [2, 2, 3], "strides": [2, 2, 2], "paddings": [0, 1, 1]}),
+                       ("adaptive", {"ksize": [2, 4, 3], "adaptive": True})]:
+        cs.append(case(f"max_pool3d_with_index_{tag}", "max_pool3d_with_index", {"X": ("x", x)},
+                       attrs, {"Out": F32, "Mask": I32}, grad=True, fetch=["Out", "Mask"]))
     cs.append(case("pool3d_max_ndhwc", "pool3d", {"X": ("x", u(1, 4, 5, 6, 3))},
                    {"pooling_type": "max", "ksize": [2, 2, 2], "strides": [2, 2, 2],
                     "data_format": "NDHWC"}, grad=True))

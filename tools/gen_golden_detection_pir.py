@@ -101,6 +101,9 @@ BUILD = {
         a["padding_algorithm"]),
 }
 BUILD["deformable_conv_v1"] = BUILD["deformable_conv"]
+BUILD["max_pool3d_with_index"] = lambda i, a: C.max_pool3d_with_index(
+    i["X"], a["ksize"], a["strides"], a["paddings"], a["global_pooling"], a["adaptive"],
+    a["ceil_mode"])
 BUILD["psroi_pool"] = lambda i, a: C.psroi_pool(
     i["X"], i["ROIs"], i.get("RoisNum"), a["pooled_height"], a["pooled_width"],
     a["output_channels"], a["spatial_scale"])
