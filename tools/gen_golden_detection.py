@@ -404,6 +404,15 @@ def conv3d_cases():
     ]:
         cs.append(case(f"conv3d_{tag}", "conv3d", {"Input": ("x", u(*xs)), "Filter": ("x", u(*ws))},
                        attrs, {"Output": F32}, grad=tag != "ndhwc_same"))
+    for tag, xs, ws, attrs in [
+        ("basic", (1, 2, 3, 4, 3), (2, 3, 3, 3, 2), {"paddings": [1, 0, 1]}),
+        ("groups_stride_outpad", (1, 4, 3, 3, 2), (4, 1, 2, 3, 2),
+         {"groups": 2, "strides": [2, 2, 3], "output_padding": [1, 0, 1],
+          "dilations": [1, 2, 1]}),
+    ]:
+        cs.append(case(f"conv3d_transpose_{tag}", "conv3d_transpose",
+                       {"Input": ("x", u(*xs)), "Filter": ("x", u(*ws))}, attrs,
+                       {"Output": F32}, grad=True))
     x = u(1, 2, 5, 6, 7)
     for tag, attrs in [
         ("max", {"pooling_type": "max", "ksize": [2, 2, 3], "strides": [2, 2, 2]}),

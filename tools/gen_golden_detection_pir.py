@@ -101,6 +101,9 @@ BUILD = {
         a["padding_algorithm"]),
 }
 BUILD["deformable_conv_v1"] = BUILD["deformable_conv"]
+BUILD["conv3d_transpose"] = lambda i, a: C.conv3d_transpose(
+    i["Input"], i["Filter"], a["strides"], a["paddings"], a["output_padding"],
+    a["output_size"], a["padding_algorithm"], a["groups"], a["dilations"], a["data_format"])
 BUILD["max_pool3d_with_index"] = lambda i, a: C.max_pool3d_with_index(
     i["X"], a["ksize"], a["strides"], a["paddings"], a["global_pooling"], a["adaptive"],
     a["ceil_mode"])
