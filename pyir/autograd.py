@@ -166,13 +166,21 @@ class _PyLayerNode(Node):
         self.cls, self.ctx = cls, ctx
 
     def backward(self, out_grads: dict) -> dict:
+        return self._run(out_grads, recorded=False)
+
+    def backward_recorded(self, out_grads: dict) -> dict:
+        """create_graph=True: the user's backward runs with the tape on, on Tensors, so the
+        gradients it returns can be differentiated again (through the ops it calls)."""
+        return self._run(out_grads, recorded=True)
+
+    def _run(self, out_grads: dict, recorded: bool) -> dict:
         grads = []
         for name, tensor in self.outputs.items():
             g = out_grads.get(name)
             if g is None and self.ctx._materialize_grads:
                 g = np.zeros_like(tensor._value)
-            grads.append(None if g is None else Tensor(g))
-        with no_grad():
+            grads.append(None if g is None else g if isinstance(g, Tensor) else Tensor(g))
+        with enable_grad() if recorded else no_grad():
             result = self.cls.backward(self.ctx, *grads)
         results = list(result) if isinstance(result, (list, tuple)) else [result]
         if len(results) != len(self.inputs):
@@ -181,10 +189,10 @@ class _PyLayerNode(Node):
                 f"took {len(self.inputs)} Tensor input(s): return one gradient per Tensor input "
                 f"of forward, in order (None for an input without gradient)",
                 _at(self.cls, "backward"))
-        return {name: self._checked(i, g, x)
+        return {name: self._checked(i, g, x, recorded)
                 for i, (g, (name, x)) in enumerate(zip(results, self.inputs))}
 
-    def _checked(self, i: int, g, x: Tensor):
+    def _checked(self, i: int, g, x: Tensor, recorded: bool = False):
         if g is None:
             return None
         if not isinstance(g, (Tensor, np.ndarray)):
@@ -199,6 +207,8 @@ class _PyLayerNode(Node):
             raise GradError(f"{self.cls.__name__}.backward: gradient #{i} is "
                             f"{dtypes.name_of(value.dtype)}, but input #{i} is "
                             f"{dtypes.name_of(x.dtype)}; cast it", _at(self.cls, "backward"))
+        if recorded:
+            return g if isinstance(g, Tensor) else Tensor(value)
         return value
 
 
