@@ -15,6 +15,7 @@ import numpy as np
 
 from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import linear_rule
 from ._helpers import default_grad, rand
 from .manipulation import (_infer_from_xshape, _infer_xshape_op, _reshaped_grad, _xshape_array,
                            _xshape_grad)
@@ -60,6 +61,7 @@ def flatten_contiguous_range(X, start_axis, stop_axis):
 @register_op(
     "flatten_contiguous_range_grad", inputs=["XShape", "Out@GRAD"], outputs=["X@GRAD"],
     attrs=_FLATTEN_ATTRS, infer=_infer_from_xshape, grad_of="flatten_contiguous_range",
+    grad=linear_rule("flatten_contiguous_range", attr_names=("start_axis", "stop_axis")),
     doc="dX = dOut reshaped to X's shape",
 )
 def flatten_contiguous_range_grad(XShape, Out_grad, start_axis, stop_axis):
