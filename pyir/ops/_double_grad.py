@@ -181,6 +181,7 @@ def double_grad(fn):
         return rule.ops
 
     make.__name__ = make.__qualname__ = f"double_grad_{fn.__name__}"
+    make.absent_grads_ok = True  # an output without gradient may be `@EMPTY@` (see eager.py)
     return make
 
 
@@ -251,7 +252,15 @@ def linear_rule(forward: str, x: str = "X", out: str = "Out", attr_names=(), ext
     def rule(r, attrs):
         kept = {k: attrs[k] for k in attr_names if k in attrs}
         ddx = r.out_grads(grad_name(x)) if duplicable else r.out_grad(grad_name(x))
-        if ddx is None or (duplicable and any(g is None for g in ddx)):
+        if duplicable:  # a part without gradient: zeros of its input's shape
+            parts = r.inputs(x)
+            if any(g is None for g in ddx) and len(parts) != len(ddx):
+                return
+            ddx = [g if g is not None else r.emit("fill_any_like", {"X": p}, {"value": 0.0})
+                   for g, p in zip(ddx, parts)]
+            if not ddx:
+                return
+        if ddx is None:
             return
         inputs = {x: ddx, **{s: r.inputs(s) or None for s in extra}}
         r.give(grad_name(out), r.emit(forward, inputs, kept, out=out))
