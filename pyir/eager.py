@@ -431,7 +431,16 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
               for slot, names in gop.inputs.items()}
     # Makers copy the forward op's attributes; the grad kernel takes the ones it declares.
     attrs = binding.kernel_attrs(gdef, gop.attrs, where, GradError)
-    results = gdef.kernel(*binding.kernel_args(gdef, values), *attrs.values())
+    args = binding.kernel_args(gdef, values)
+    try:
+        results = gdef.kernel(*args, *attrs.values())
+    except PyirError:
+        raise
+    except Exception as e:
+        shapes = ", ".join(f"{slot}={[list(np.shape(v)) for v in vs if v is not None]}"
+                           for slot, vs in values.items())
+        raise KernelError(f"the gradient of op {forward_type} failed on inputs ({shapes}): "
+                          f"{type(e).__name__}: {e}", where) from e
     for slot, names in gop.outputs.items():
         value = results.get(slot)
         if value is None:

@@ -108,12 +108,16 @@ def _sum_to(r, z, X, Y, slot):
 
 
 def _add_higher(sign):
+    """add/sub: d dOut = a +- b, broadcast to Out's shape (through zeros like dOut when only
+    one of them came: X or Y alone may be smaller than Out)."""
+
     def rule(r, attrs):
         X, Y, g, a, b = _setup(r, attrs)
         if a is not None and b is not None:
             r.give("Out@GRAD", a + b if sign > 0 else a - b)
         elif a is not None or b is not None:
-            r.give("Out@GRAD", a if b is None else -b)
+            zero = g.scale(0.0)
+            r.give("Out@GRAD", zero + a if b is None else (zero + b if sign > 0 else zero - b))
 
     return rule
 
@@ -162,6 +166,25 @@ def _pow_higher(r, attrs):
         r.give("Y", _sum_to(r, g * dy, X, Y, "Y@GRAD"))
 
 
+def _extremum_higher(first_wins_if_greater: bool):
+    """max: dX = g [x >= y], dY = g [x < y] (min: [x <= y], [x > y]); so d g = A on the
+    positions X won, B elsewhere, and X, Y get nothing (the masks are piecewise constant).
+    The mask is relu_grad's, which has a rule of its own."""
+
+    def rule(r, attrs):
+        X, Y, g, a, b = _setup(r, attrs)
+        diff = X - Y
+        zero = diff.scale(0.0)
+        big_a = zero + a if a is not None else zero
+        big_b = zero + b if b is not None else zero
+        y_wins = -diff if first_wins_if_greater else diff  # > 0 where Y takes the gradient
+        r.give("Out@GRAD", big_a - r.emit("relu_grad", {"Out": y_wins,
+                                                        "Out@GRAD": big_a - big_b},
+                                          out="X@GRAD"))
+
+    return rule
+
+
 _MUL_HIGHER = trilinear_rule("elementwise_mul", "elementwise_mul_grad", "X", "Y", "Out",
                              attr_names=("axis",))
 
@@ -178,9 +201,9 @@ _binary("pow", np.power, lambda x, y, g: g * y * np.power(x, y - 1),
         lambda x, y, g: g * np.power(x, y) * np.log(x), "Out = X ** Y", positive=True,
         higher=double_grad(_pow_higher))
 _binary("max", np.maximum, lambda x, y, g: g * (x >= y), lambda x, y, g: g * (x < y),
-        "Out = maximum(X, Y)")
+        "Out = maximum(X, Y)", higher=double_grad(_extremum_higher(True)))
 _binary("min", np.minimum, lambda x, y, g: g * (x <= y), lambda x, y, g: g * (x > y),
-        "Out = minimum(X, Y)")
+        "Out = minimum(X, Y)", higher=double_grad(_extremum_higher(False)))
 _binary("floordiv", np.floor_divide, None, None, "Out = floor(X / Y)", positive=True,
         differentiable=False)
 # Paddle 3.3.1 names this grad op remainder_grad (and has no legacy CPU kernel for it).
