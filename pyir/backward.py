@@ -22,7 +22,7 @@ from __future__ import annotations
 from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
-from .framework import Block, Operator, Parameter, Program, Variable
+from .framework import Block, OpView, Operator, Parameter, Program, Variable
 from .grad_accumulate import (Entry, accumulate, in_names, is_grad, out_names,
                               prefix_outputs, rename_args, repeat_prefix)
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
@@ -184,24 +184,24 @@ def _has_rule(op: Operator) -> bool:
 
 
 class _Higher:
-    """A pass that differentiates grad ops (gradients of gradients): a forward value may be
-    named like a gradient (`y@GRAD`, written by the earlier pass) while this pass names the
-    gradient of `y` `y@GRAD` too. As Paddle does, each gradient this pass writes is renamed
-    `grad/...` as soon as it is made, and later ops read it under the new name; a name no op
-    of this pass has written yet is the forward value."""
+    """A pass that differentiates grad ops (gradients of gradients): a value may be named
+    like a gradient (`y@GRAD`, written by the earlier pass) while this pass names the gradient
+    of `y` `y@GRAD` too. A rule reads values only from its op's own slots, so a name that is
+    one of the op's own is the value; any other gradient name is this pass's. As Paddle does,
+    each gradient this pass writes is renamed `grad/...` as soon as it is made, and the ops
+    made later read it under the new name."""
 
-    def __init__(self, prefix: str, forward: set, keep: set):
-        self.prefix, self.forward, self.keep, self.renamed = prefix, forward, keep, {}
+    def __init__(self, prefix: str, keep: set):
+        self.prefix, self.keep, self.renamed = prefix, keep, {}
 
-    def rename(self, g: GradOp) -> None:
-        rename_args(g, self.renamed, outputs=False)
+    def rename(self, g: GradOp, op: Operator) -> None:
+        own = set(op.input_arg_names) | set(op.output_arg_names)
+        for names in g.inputs.values():
+            names[:] = [n if n in own else self.renamed.get(n, n) for n in names]
         for names in g.outputs.values():
             for i, n in enumerate(names):
                 if is_grad(n) and n not in self.keep and n != EMPTY:
                     names[i] = self.renamed[n] = self.prefix + n
-
-    def is_value(self, name: str) -> bool:
-        return name in self.forward
 
 
 def _higher_order(program: Program, block: Block, ops: list, keep: set):
@@ -210,8 +210,26 @@ def _higher_order(program: Program, block: Block, ops: list, keep: set):
         return None
     times = max(getattr(program, "_appending_grad_times", 0) + 1, 2)
     program._appending_grad_times = times
-    forward = {n for op in block.ops for n in op.output_arg_names}
-    return _Higher("grad/" * times, forward, keep)
+    return _Higher("grad/" * times, keep)
+
+
+class _Partial(OpView):
+    """An op as a higher-order rule sees it: outputs whose gradient nothing produces are
+    `@EMPTY@`, so the rule leaves their terms out (as eager mode does)."""
+
+    def __init__(self, op: Operator, outputs: dict):
+        self.type, self.inputs, self.attrs, self.block = op.type, op.inputs, op.attrs, op.block
+        self.outputs, self.idx = outputs, getattr(op, "idx", None)
+
+
+def _with_absent_grads(op: Operator, produced: set, higher: "_Higher | None"):
+    def flows(name: str) -> bool:
+        g = grad_var_name(name)
+        return (higher.renamed.get(g, g) if higher is not None else g) in produced
+
+    outputs = {slot: [n if flows(n) else EMPTY for n in names]
+               for slot, names in op.outputs.items()}
+    return op if outputs == op.outputs else _Partial(op, outputs)
 
 
 def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block,
@@ -222,7 +240,8 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block,
     for op in reversed(ops):
         opdef = _opdef(op)
         try:
-            made = opdef.grad(op, opdef)
+            made = opdef.grad(_with_absent_grads(op, produced, higher)
+                              if getattr(opdef.grad, "absent_grads_ok", False) else op, opdef)
         except GradError:
             raise  # a rule's own refusal already says what is wrong and where
         except Exception as e:
@@ -237,13 +256,14 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block,
             _drop_unwanted_outputs(g, gdef, no_grad)
             if not out_names(g):
                 continue
+            own = set()
             if higher is not None:
-                higher.rename(g)
-            grad_ins = [n for n in in_names(g) if is_grad(n)
-                        and not (higher is not None and higher.is_value(n))]
+                higher.rename(g, op)
+                own = set(op.input_arg_names) | set(op.output_arg_names)
+            grad_ins = [n for n in in_names(g) if is_grad(n) and n not in own]
             if grad_ins and not any(n in produced for n in grad_ins):
                 continue  # no gradient flows into this op: it would only compute zeros
-            entries += _fill_missing_inputs(g, gdef, produced, op, higher)
+            entries += _fill_missing_inputs(g, gdef, produced, op, own)
             produced.update(out_names(g))
             for name, value in g.attrs.items():
                 if isinstance(value, BlockGrad):
@@ -296,7 +316,7 @@ def _drop_unwanted_outputs(g: GradOp, gdef, no_grad: set) -> None:
 
 
 def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator,
-                         higher: "_Higher | None" = None) -> list:
+                         values: set = frozenset()) -> list:
     """Handle gradient inputs no op produces (outputs nothing downstream uses).
 
     An optional list slot keeps the name (its kernel sees None, as Paddle's py_func does), an
@@ -305,8 +325,7 @@ def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator,
     """
     zeros = []
     for slot, names in list(g.inputs.items()):
-        missing = [n for n in names if is_grad(n) and n not in produced
-                   and not (higher is not None and higher.is_value(n))]
+        missing = [n for n in names if is_grad(n) and n not in produced and n not in values]
         if not missing:
             continue
         spec = gdef.input_slot(slot)

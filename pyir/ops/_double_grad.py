@@ -201,6 +201,8 @@ def unary_rule(grad_type: str, uses: str, second, attr_names=()):
     @double_grad
     def rule(r, attrs):
         v, dout, ddx = r.input(uses), r.input("Out@GRAD"), r.out_grad("X@GRAD")
+        if ddx is None:
+            return
         kept = {k: attrs[k] for k in attr_names if k in attrs}
         r.give("Out@GRAD", r.emit(grad_type, {uses: v, "Out@GRAD": ddx}, kept, out="X@GRAD"))
         d2 = second(r, v, attrs)

@@ -80,6 +80,8 @@ def _higher(grad_type, uses, attr_names, second):
     def rule(r, attrs):
         values = {slot: r.input(slot) for slot in uses}
         g, ddx = r.input("Out@GRAD"), r.out_grad("X@GRAD")
+        if ddx is None:
+            return
         kept = {k: attrs[k] for k in attr_names if k in attrs}
         r.give("Out@GRAD", r.emit(grad_type, {**values, "Out@GRAD": ddx}, kept, out="X@GRAD"))
         for slot, value in second(r, values, ddx * g, attrs).items():

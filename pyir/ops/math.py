@@ -161,6 +161,8 @@ def _pow_higher(r, attrs):
     """pow_grad's own rule: dX = g f X^(f-1), so d g = pow_grad(X, ddX) and
     d X = ddX g f (f-1) X^(f-2)."""
     x, g, a, f = r.input("X"), r.input("Out@GRAD"), r.out_grad("X@GRAD"), attrs.get("factor", 1.0)
+    if a is None:
+        return
     if r.input("FactorTensor") is not None:
         raise GradError("create_graph=True: pow with a tensor exponent (FactorTensor) has no "
                         "higher-order rule in pyir; pass the exponent as a number")

@@ -249,6 +249,8 @@ def _softmax_higher(r, attrs):
     """dX = o * (g - sum(g o)): d g = softmax_grad(o, a) (the Jacobian is symmetric),
     d o = a * (g - sum(g o)) - g * sum(a o) (sums along axis)."""
     o, g, a, axis = r.input("Out"), r.input("Out@GRAD"), r.out_grad("X@GRAD"), attrs.get("axis", -1)
+    if a is None:
+        return
     r.give("Out@GRAD", r.emit("softmax_grad", {"Out": o, "Out@GRAD": a}, {"axis": axis},
                               out="X@GRAD"))
     r.give("Out", a * (g - _row_sum(r, g * o, axis)) - g * _row_sum(r, a * o, axis))
@@ -257,6 +259,8 @@ def _softmax_higher(r, attrs):
 def _log_softmax_higher(r, attrs):
     """dX = g - exp(o) * sum(g): d g = a - sum(a exp(o)), d o = -a * exp(o) * sum(g)."""
     o, g, a, axis = r.input("Out"), r.input("Out@GRAD"), r.out_grad("X@GRAD"), attrs.get("axis", -1)
+    if a is None:
+        return
     e = o.apply("exp")
     r.give("Out@GRAD", a - _row_sum(r, a * e, axis))
     r.give("Out", -(a * e * _row_sum(r, g, axis)))

@@ -231,8 +231,10 @@ def expand_as_v2(X, Y, target_shape):
 
 def _expand_as_higher(r, attrs):
     """d dOut = ddX expanded like dOut (which has the target's shape)."""
-    dout = r.input("Out@GRAD")
-    r.give("Out@GRAD", r.emit("expand_as_v2", {"X": r.out_grad("X@GRAD"), "Y": dout},
+    dout, ddx = r.input("Out@GRAD"), r.out_grad("X@GRAD")
+    if ddx is None:
+        return
+    r.give("Out@GRAD", r.emit("expand_as_v2", {"X": ddx, "Y": dout},
                               {"target_shape": list(attrs.get("target_shape", []))}))
 
 
