@@ -599,7 +599,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
 
     With `create_graph=True` the backward pass is recorded on the tape like forward ops, so
     the gradients (stop_gradient=False) can be differentiated again: a gradient penalty,
-    a Hessian-vector product, d2y/dx2 (docs/training.md, "Higher-order gradients").
+    a Hessian-vector product, d2y/dx2 (docs/autograd.md).
 
     Example:
         >>> (dx,) = pyir.grad([y], [x], create_graph=True)

@@ -4,8 +4,7 @@ A grad op (`tanh_grad`, `elementwise_mul_grad`, ...) gets a `grad=` rule like an
 so the eager tape can record the backward pass itself (`grad(..., create_graph=True)`) and
 differentiate it again. The rules here build their GradOps out of ops that have gradient
 rules of their own (forward ops, or grad ops covered here), so every order works, not only
-the second: the set of ops the rules emit is closed under differentiation (docs/training.md,
-"Higher-order gradients").
+the second: the set of ops the rules emit is closed under differentiation (docs/autograd.md).
 
     @double_grad                      a rule, in terms of the grad op's values:
     def _rule(r, attrs):                r.input(slot)    a value the grad op reads

@@ -123,7 +123,8 @@ def bmm(X, Y):
 
 
 @register_op("bmm_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
-             grad_of="bmm", grad=trilinear_rule("bmm", "bmm_grad", "X", "Y", "Out"), doc="dX = dOut @ Y^T, dY = X^T @ dOut, per batch")
+             grad_of="bmm", grad=trilinear_rule("bmm", "bmm_grad", "X", "Y", "Out"),
+             doc="dX = dOut @ Y^T, dY = X^T @ dOut, per batch")
 def bmm_grad(X, Y, Out_grad):
     return {"X@GRAD": Out_grad @ np.swapaxes(Y, 1, 2), "Y@GRAD": np.swapaxes(X, 1, 2) @ Out_grad}
 
@@ -147,7 +148,8 @@ def dot(X, Y):
 
 
 @register_op("dot_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
-             grad_of="dot", grad=trilinear_rule("dot", "dot_grad", "X", "Y", "Out"), doc="dX = dOut * Y, dY = dOut * X (dOut broadcast over the last dim)")
+             grad_of="dot", grad=trilinear_rule("dot", "dot_grad", "X", "Y", "Out"),
+             doc="dX = dOut * Y, dY = dOut * X (dOut broadcast over the last dim)")
 def dot_grad(X, Y, Out_grad):
     g = np.asarray(Out_grad)[..., None]
     return {"X@GRAD": g * Y, "Y@GRAD": g * X}

@@ -56,7 +56,8 @@ def mul(X, Y, x_num_col_dims, y_num_col_dims):
 @register_op(
     "mul_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"], attrs=_MUL_ATTRS,
     grad_of="mul", grad=trilinear_rule("mul", "mul_grad", "X", "Y", "Out",
-                                       ("x_num_col_dims", "y_num_col_dims")), doc="dX = dOut @ Y^T, dY = X^T @ dOut (in flattened 2-D form)",
+                                       ("x_num_col_dims", "y_num_col_dims")),
+    doc="dX = dOut @ Y^T, dY = X^T @ dOut (in flattened 2-D form)",
 )
 def mul_grad(X, Y, Out_grad, x_num_col_dims, y_num_col_dims):
     x2, y2 = _flatten2d(X, x_num_col_dims), _flatten2d(Y, y_num_col_dims)
