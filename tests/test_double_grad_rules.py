@@ -18,13 +18,14 @@ from pyir.ops._double_grad import trilinear_rule
 
 # The ops whose whole backward can be differentiated again (documented in docs/training.md).
 COVERED = sorted("""
-    abs acos acosh asin asinh assign atan atanh bmm cast celu clip concat cos cosh dot dropout
-    elementwise_add elementwise_div elementwise_max elementwise_min elementwise_mul
+    abs acos acosh asin asinh assign atan atanh bmm cast ceil celu clip concat cos cosh cumsum
+    dot dropout elementwise_add elementwise_div elementwise_max elementwise_min elementwise_mul
     elementwise_pow elementwise_sub elu erf exp expand_as_v2 expand_v2 expm1
-    flatten_contiguous_range flip gather gelu leaky_relu log log10 log1p log2 log_softmax
-    matmul matmul_v2 mean mul pow reciprocal reduce_mean reduce_sum relu reshape2 rsqrt scale
-    sigmoid sign silu sin sinh slice softmax softplus split sqrt square squeeze2 stack
-    strided_slice sum swish tan tanh tile transpose2 unsqueeze2
+    flatten_contiguous_range flip floor gather gelu index_select leaky_relu log log10 log1p
+    log2 log_softmax lookup_table_v2 matmul matmul_v2 mean mul pad pad3d pow reciprocal
+    reduce_mean reduce_sum relu reshape2 roll round rsqrt scale sigmoid sign silu sin sinh
+    slice softmax softplus split sqrt square squeeze2 stack strided_slice sum swish tan tanh
+    tile transpose2 tril_triu trunc unsqueeze2 where
 """.split())
 
 

@@ -100,6 +100,7 @@ def pad(X, paddings, pad_value):
 
 @register_op(
     "pad_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=_PAD_ATTRS, grad_of="pad",
+    grad=linear_rule("pad", attr_names=("paddings",)),  # padded with zeros: linear
     infer=lambda ctx: {"X@GRAD": VarSpec(
         tuple(-1 if d == -1 else d - a - b for d, (a, b) in
               zip(ctx.input("Out@GRAD").shape, _pairs(ctx.attr("paddings")))),
@@ -181,6 +182,8 @@ def pad3d(X, Paddings, paddings, mode, value, data_format):
 @register_op(
     "pad3d_grad", inputs=["X", Slot("Paddings", dispensable=True), "Out@GRAD"],
     outputs=["X@GRAD"], attrs=_PAD3D_ATTRS, grad_of="pad3d",
+    grad=linear_rule("pad3d", attr_names=("paddings", "mode", "data_format"),
+                     extra=("Paddings",)),  # value 0: every mode is linear then
     infer=lambda ctx: {"X@GRAD": VarSpec(ctx.input("X").shape, ctx.input("X").dtype)},
     doc="dX[i] = sum of dOut over the output cells that copy input cell i",
 )

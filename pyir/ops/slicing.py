@@ -353,6 +353,7 @@ def tril_triu(X, diagonal, lower):
 
 @register_op("tril_triu_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=_TRI_ATTRS,
              infer=same_as("Out@GRAD", out="X@GRAD"), grad_of="tril_triu",
+             grad=linear_rule("tril_triu", attr_names=("diagonal", "lower")),
              doc="dX = the same triangle of dOut")
 def tril_triu_grad(Out_grad, diagonal, lower):
     return {"X@GRAD": _triangle(Out_grad, diagonal, lower)}
@@ -388,6 +389,8 @@ def roll(X, ShiftsTensor, shifts, axis):
 @register_op("roll_grad", inputs=["X", Slot("ShiftsTensor", dispensable=True), "Out@GRAD"],
              outputs=["X@GRAD"],
              attrs=_ROLL_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="roll",
+             grad=linear_rule("roll", attr_names=[a.name for a in _ROLL_ATTRS],
+                              extra=("ShiftsTensor",)),
              doc="dX = dOut rolled back by -shifts")
 def roll_grad(X, ShiftsTensor, Out_grad, shifts, axis):
     if ShiftsTensor is not None:

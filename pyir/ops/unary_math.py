@@ -15,6 +15,7 @@ import numpy as np
 
 from ..registry import Attr, Example, GradOp, register_op
 from ..registry import AttrType as T
+from ._double_grad import no_higher_grad
 from ._helpers import default_grad, grad_name, rand, register_unary, same_as
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
@@ -102,7 +103,7 @@ def _zero_grad(name, forward, doc, attrs=(), example_attrs=None, **options):
     for the forward kernel, whose example is the half-way points of `_ROUNDING_CASE`."""
     register_op(f"{name}_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
                 infer=same_as("Out@GRAD", out="X@GRAD"), grad_of=name,
-                doc=f"gradient of {name}: zero almost everywhere",
+                doc=f"gradient of {name}: zero almost everywhere", grad=no_higher_grad,
                 )(_ZERO_GRAD_KERNELS[len(attrs)])
     example_attrs = example_attrs or {}
     return register_op(
