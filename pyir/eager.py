@@ -381,6 +381,9 @@ class _OpNode(Node):
     def __init__(self, opdef, stand_in: _StandIn, inputs: list, outputs: dict):
         super().__init__(inputs, outputs)
         self.opdef, self.stand_in = opdef, stand_in
+        # Higher-order rules (pyir/ops/_double_grad.py) skip the terms of outputs that got no
+        # gradient, which they see as `@EMPTY@`; other rules get zeros for them.
+        self._absent_ok = getattr(opdef.grad, "absent_grads_ok", False)
 
     def backward(self, out_grads: dict) -> dict:
         env = {name: t._value for name, t in self.inputs}
@@ -388,9 +391,8 @@ class _OpNode(Node):
         for name, g in out_grads.items():
             if g is not None or not self._absent_ok:
                 env[grad_name(name)] = np.zeros_like(env[name]) if g is None else g
-        with np.errstate(**dtypes.IEEE_QUIETLY):  # as run_op's kernels: IEEE, no warnings
-            for gop in self.opdef.grad(self._view(out_grads), self.opdef):
-                _run_grad_op(gop, env, self.opdef.type)
+        for gop in self.opdef.grad(self._view(out_grads), self.opdef):
+            _run_grad_op(gop, env, self.opdef.type)
         return {name: env.get(grad_name(name)) for name, _ in self.inputs}
 
     def backward_recorded(self, out_grads: dict) -> dict:
@@ -405,12 +407,6 @@ class _OpNode(Node):
         for gop in self.opdef.grad(self._view(out_grads), self.opdef):
             _run_grad_op_recorded(gop, env, self.opdef.type)
         return {name: env.get(grad_name(name)) for name, _ in self.inputs}
-
-    @property
-    def _absent_ok(self) -> bool:
-        """Higher-order rules (pyir/ops/_double_grad.py) skip the terms of outputs that got
-        no gradient, which they see as `@EMPTY@`; other rules get zeros for them."""
-        return getattr(self.opdef.grad, "absent_grads_ok", False)
 
     def _view(self, out_grads: dict) -> _StandIn:
         if not self._absent_ok or all(g is not None for g in out_grads.values()):
@@ -518,6 +514,12 @@ def walk_tape(roots: list, capture: dict | None = None, retain: bool = False,
 
     for tensor, grad in roots:
         give(tensor, _seed(tensor, grad, create_graph))
+    with np.errstate(**dtypes.IEEE_QUIETLY):  # grad kernels as run_op's: IEEE, no warnings
+        _propagate(roots, pending, give, capture, retain, create_graph)
+    return {k: (t, _hooked(t, pending[k], create_graph)) for k, t in leaves.items()}
+
+
+def _propagate(roots, pending, give, capture, retain, create_graph) -> None:
     for node in _nodes_newest_first([t for t, _ in roots]):
         out_grads = {name: pending.pop((node.seq, name), None) for name in node.outputs}
         for name, tensor in node.outputs.items():
@@ -535,7 +537,6 @@ def walk_tape(roots: list, capture: dict | None = None, retain: bool = False,
             node.backward(out_grads)
         for name, tensor in node.inputs:
             give(tensor, in_grads.get(name))
-    return {k: (t, _hooked(t, pending[k], create_graph)) for k, t in leaves.items()}
 
 
 def _seed(tensor: Tensor, grad, create_graph: bool):
