@@ -178,9 +178,19 @@ class _Pool:
         self.remote_class = self.ray.remote(num_cpus=1, max_restarts=RESTARTS,
                                             max_task_retries=RESTARTS)(self.worker_class)
         self.actors = [self._start() for _ in range(workers)]
-        errors = self.ray.get([a.ready.remote(self.refs) for a in self.actors],
-                              timeout=START_TIMEOUT)
+        try:
+            errors = self.ray.get([a.ready.remote(self.refs) for a in self.actors],
+                                  timeout=START_TIMEOUT)
+        except self.ray.exceptions.GetTimeoutError:
+            self.close()
+            raise PyirError(f"the {workers} Ray workers did not start within {START_TIMEOUT} s "
+                            f"(the cluster has {self.ray.available_resources().get('CPU', 0):g} "
+                            f"free CPUs; each worker takes one)") from None
+        except BaseException:
+            self.close()
+            raise
         if any(errors):
+            self.close()
             raise PyirError(f"on a worker: {next(e for e in errors if e)}")
 
     def _start(self):
