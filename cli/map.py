@@ -48,6 +48,9 @@ def map_cmd(model, inputs, outdir, workers, address, params, fetches, paths, bin
       pyir map out/mlp.pb 'data/*.npz' -o out/scores --workers 4
       pyir map model.pb data/ -o out/ --workers 16 --address ray://head:10001 --path funcs/
     """
+    if address and not workers:
+        raise click.BadParameter("--address joins a Ray cluster: give --workers N too",
+                                 param_hint="--address")
     run_many(model, inputs, outdir, workers=workers, address=address, params=params,
              fetches=fetches, paths=paths, id_bindings=bind_id, max_loop_steps=max_loop_steps)
 

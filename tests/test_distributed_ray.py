@@ -190,3 +190,36 @@ def test_cli_trains_a_py_func_program_on_two_workers(tmp_path):
     for name in ("fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"):
         np.testing.assert_allclose(scope[name], one.scope[name], rtol=1e-5, atol=1e-6,
                                    err_msg=name)
+
+
+def test_training_survives_a_worker_that_dies_mid_step(tmp_path):
+    funcs = tmp_path / "funcs"
+    funcs.mkdir()
+    marker = tmp_path / "crashed"
+    funcs_module(funcs, "fresh_funcs_d", crash_marker=str(marker))
+    (tmp_path / "build").mkdir()
+    funcs_module(tmp_path / "build", "fresh_funcs_d")
+    model = build_py_func_model(tmp_path / "build", "fresh_funcs_d", train=True)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 3)).astype(np.float32)
+    feed = {"x": x, "t": x[:, :1] * 2}
+    two = pyir.distributed.train(str(model), feed, 3, workers=2, paths=[str(funcs)])
+    assert marker.exists()                                   # a worker did die
+    one = pyir.files.run_model(str(model), feed, steps=3, paths=[str(tmp_path / "build")])
+    assert two.losses == pytest.approx(one.losses, rel=1e-5)
+    assert_same_params(one, two)
+
+
+def test_run_with_many_feeds_and_workers_writes_like_map(tmp_path):
+    mlp = tmp_path / "mlp.pb"
+    assert cli("build", SAMPLES / "mlp.py", "-o", mlp).exit_code == 0
+    rng = np.random.default_rng(5)
+    for name in ("a", "b", "c"):
+        np.savez(tmp_path / f"{name}.npz", x=rng.standard_normal((2, 16)).astype(np.float32))
+    result = cli("run", mlp, "--feed", tmp_path / "a.npz", "--feed", tmp_path / "b.npz",
+                 "--feed", tmp_path / "c.npz", "--workers", "2", "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    for name in ("a", "b", "c"):
+        want = pyir.files.run_model(str(mlp), [str(tmp_path / f"{name}.npz")]).outputs
+        np.testing.assert_array_equal(np.load(tmp_path / "out" / f"{name}.npz")["fc_1.tmp_2"],
+                                      want["fc_1.tmp_2"])

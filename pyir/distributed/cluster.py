@@ -58,10 +58,14 @@ def connect(workers: int, address: str | None = None):
         address = address or os.environ.get("RAY_ADDRESS") or None
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         options = {"include_dashboard": False, "logging_level": logging.ERROR}
-        if address:
-            ray.init(address=address, **options)
-        else:
-            ray.init(num_cpus=max(workers, os.cpu_count() or 1), **options)
+        try:
+            if address:
+                ray.init(address=address, **options)
+            else:
+                ray.init(num_cpus=max(workers, os.cpu_count() or 1), **options)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            where = f"join the Ray cluster at {address}" if address else "start a Ray cluster"
+            raise PyirError(f"cannot {where}: {' '.join(str(e).split())}") from None
         started = True
     try:
         cpus = ray.cluster_resources().get("CPU", 0)
