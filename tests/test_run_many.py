@@ -166,3 +166,31 @@ def test_python_api_map_files(mlp, feeds, tmp_path):
     assert result.outputs[str(folder / "in2.npy")] == str(tmp_path / "o" / "in2.npz")
     again = pyir.distributed.map_files(str(mlp), [folder], str(tmp_path / "o"))
     assert again.skipped == result.written and not again.written
+
+
+def test_map_of_a_training_program_keeps_no_update_between_inputs(tmp_path):
+    """Each input starts from the file's parameters, as `pyir run` on it alone would; with
+    --fetch of a forward value, the label is not needed (only the forward ops run)."""
+    from test_distributed_local import data, save_regression
+
+    model = save_regression(tmp_path / "train.pb", "sgd")
+    (tmp_path / "d").mkdir()
+    for name in ("a", "b"):
+        np.savez(tmp_path / "d" / f"{name}.npz", **data(rows=4))     # the same data twice
+    result = cli("map", model, tmp_path / "d", "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    a, b = (np.load(tmp_path / "out" / f"{n}.npz")["mean_0.tmp_0"] for n in ("a", "b"))
+    assert a == b == single_value(model, tmp_path / "d" / "a.npz", "mean_0.tmp_0", tmp_path)
+    np.savez(tmp_path / "x_only.npz", x=data(rows=4)["x"])
+    np.savez(tmp_path / "x_too.npz", x=data(rows=3)["x"])
+    fwd = cli("map", model, tmp_path / "x_only.npz", tmp_path / "x_too.npz",
+              "-o", tmp_path / "fwd", "--fetch", "fc_0.tmp_1")
+    assert fwd.exit_code == 0, fwd.output
+    assert np.load(tmp_path / "fwd" / "x_too.npz")["fc_0.tmp_1"].shape == (3, 4)
+
+
+def single_value(model, feed, name, tmp_path):
+    out = tmp_path / "single.npz"
+    result = cli("run", model, "--feed", feed, "-o", out, "-q")
+    assert result.exit_code == 0, result.output
+    return np.load(out)[name]

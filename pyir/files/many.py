@@ -31,7 +31,7 @@ from ..plan import compile_plan
 from ..serialize import parse_program, program_to_desc
 from .inference import persistable_names
 from .model import load_model
-from .run import _check_params_found, parse_id_bindings, read_feeds
+from .run import _check_params_found, parse_id_bindings, read_feeds, scored_program
 
 FEED_SUFFIXES = (".npy", ".npz")
 
@@ -163,11 +163,12 @@ class ModelSpec:
         if not fetch_names:
             raise PyirError("the file records no outputs (fetch ops); name them with --fetch",
                             Where(file=model))
+        program, inputs = scored_program(loaded, fetches)
         values = {n: np.asarray(scope[n]) for n in persistable_names(loaded.program)
                   if n in scope}
-        return cls(model, program_to_desc(loaded.program).SerializeToString(), values,
-                   list(loaded.feed_names), fetch_names, [os.path.abspath(p) for p in paths],
-                   dict(id_bindings), max_loop_steps)
+        return cls(model, program_to_desc(program).SerializeToString(), values, inputs,
+                   fetch_names, [os.path.abspath(p) for p in paths], dict(id_bindings),
+                   max_loop_steps)
 
     def context(self):
         """The callables' search path, id bindings and loop limit this model runs under."""
@@ -194,9 +195,6 @@ class Scorer:
         self.spec = spec
         self.program = parse_program(spec.program, file=spec.source)
         self.program.source = spec.source
-        self.scope = Scope()
-        for name, value in spec.params.items():
-            self.scope[name] = value
         self.executor = Executor()
         with spec.context():  # resolve callables and compile the plan now
             compile_plan(self.program, tuple(spec.feed_names), tuple(spec.fetch_names))
@@ -207,9 +205,12 @@ class Scorer:
         feed = read_feeds([path], self.spec.feed_names, self.spec.source,
                           None if data is None else {path: data})
         feed = {n: feed[n] for n in self.spec.feed_names}
+        scope = Scope()  # each input starts from the file's parameters (a training program's
+        for name, value in self.spec.params.items():  # updates of one input are not kept)
+            scope[name] = value
         with self.spec.context():
             values = self.executor.run(self.program, feed=feed,
-                                       fetch_list=self.spec.fetch_names, scope=self.scope)
+                                       fetch_list=self.spec.fetch_names, scope=scope)
         return dict(zip(self.spec.fetch_names, values))
 
 

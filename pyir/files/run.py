@@ -81,13 +81,8 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
         if not fetch_names:
             raise PyirError("the file records no outputs (fetch ops); name them with --fetch",
                             Where(file=model))
-        program, inputs = loaded.program, list(loaded.feed_names)
-        if steps is None and fetches and state_updates(program):
-            # Values of a training program, asked for by name: run only the forward ops they
-            # need (no update, no label the loss alone reads).
-            program = pruned_to(forward_part(program), fetch_names)
-            reads = {n for op in program.global_block().ops for n in op.input_arg_names}
-            inputs = [n for n in inputs if n in reads]
+        program, inputs = (loaded.program, list(loaded.feed_names)) if steps is not None \
+            else scored_program(loaded, fetches)
         feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(feeds, inputs, model)
         if steps is None:
             results = Executor().run(program, feed=feed, fetch_list=fetch_names, scope=scope)
@@ -102,6 +97,18 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
                             fetch_list=fetch_names[1:], batch_size=batch_size, on_step=report)
     return RunResult({n: trained.last[n] for n in fetch_names}, loaded, scope, loss,
                      trained.losses)
+
+
+def scored_program(loaded: LoadedModel, fetches=()) -> tuple:
+    """(program, its inputs) that `pyir run MODEL --fetch ...` (and `pyir map`) runs: the
+    whole program, or for named values of a training program only the forward ops they need
+    (no update, no label the loss alone reads)."""
+    program, inputs = loaded.program, list(loaded.feed_names)
+    if fetches and state_updates(program):
+        program = pruned_to(forward_part(program), list(fetches))
+        reads = {n for op in program.global_block().ops for n in op.input_arg_names}
+        inputs = [n for n in inputs if n in reads]
+    return program, inputs
 
 
 def parse_id_bindings(specs) -> dict[int, str]:
