@@ -133,7 +133,8 @@ def test_a_sum_loss_is_refused(tmp_path):
 def test_batch_norm_statistics_are_refused(tmp_path):
     model = save_regression(tmp_path / "m.pb", "sgd",
                             lambda v: pyir.static.nn.batch_norm(v))
-    with pytest.raises(pyir.errors.PyirError, match="batch_norm.*updates the persistable"):
+    with pytest.raises(pyir.errors.PyirError,
+                       match="batch_norm, variable.*updates the persistable"):
         pyir.distributed.train(model, data(), 1, workers=2, in_process=True)
 
 
@@ -187,3 +188,30 @@ def pyir_root():
     import pathlib
 
     return pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_learning_rate_schedule_ops_run_once_per_step_with_the_updates(tmp_path):
+    """An op of Paddle's LRSched role (16), here a step counter, runs on the driver once per
+    step; the same counter in the forward role would be refused (it would run per shard)."""
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, startup):
+        x = pyir.static.data(name="x", shape=[None, 3], dtype="float32")
+        step = pyir.static.create_global_var(shape=[1], value=0.0, dtype="float32",
+                                             persistable=True, name="step")
+        pyir.increment(step, 1.0)
+        loss = pyir.mean(pyir.square(pyir.static.nn.fc(x, size=1)))
+        pyir.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    scope = Scope()
+    pyir.static.Executor().run(startup, scope=scope)
+    save_training_program(str(tmp_path / "fwd.pb"), main, ["x"], [loss.name], scope)
+    main.global_block().ops[0].attrs["op_role"] = 16
+    save_training_program(str(tmp_path / "lr.pb"), main, ["x"], [loss.name], scope)
+    feed = {"x": data()["x"]}
+    with pytest.raises(pyir.errors.PyirError,
+                       match="op #1 increment.*updates the persistable 'step'"):
+        pyir.distributed.train(str(tmp_path / "fwd.pb"), feed, 1, in_process=True)
+    one = pyir.files.run_model(str(tmp_path / "lr.pb"), feed, steps=3, batch_size=5)
+    two = pyir.distributed.train(str(tmp_path / "lr.pb"), feed, 3, workers=2, batch_size=5,
+                                 in_process=True)
+    assert two.scope["step"][0] == one.scope["step"][0] == 3
+    assert_same_params(one, two)

@@ -7,8 +7,9 @@ in two:
 
     gradient part   forward + loss + backward ops: run by each worker on its shard of the
                     batch; it returns the shard's loss and the gradients the update part reads
-    update part     the role-2 ops: run once, here, on the gradients averaged over the
-                    shards (weighted by their rows), updating the parameters in the scope
+    update part     the role-2 ops (and learning-rate schedules, role 16): run once, here,
+                    on the gradients averaged over the shards (weighted by their rows),
+                    updating the parameters in the scope
 
 The average equals the full batch's gradient when the loss is a mean over the batch and each
 row's loss depends only on that row; `split_training` checks the first and refuses a program
@@ -35,6 +36,11 @@ from ..plan import compile_plan
 from ..registry import GRAD_SUFFIX, lookup
 from ..serialize import parse_program, program_to_desc
 from ..training import batches, find_loss
+
+# Paddle's learning-rate-schedule role (16): such ops (a step counter, the decayed rate) read no
+# batch value and run once per step, with the update ops.
+ROLE_LR_SCHED = 16
+UPDATE_ROLES = ROLE_OPTIMIZE | ROLE_LR_SCHED
 
 # Ops that average over the elements they reduce: a loss made by one of them, over a tensor
 # whose first dimension is the batch, is a mean over the batch.
@@ -77,8 +83,8 @@ def split_training(program: Program, loss: str | None = None) -> Split:
     where = Where(file=program.source)
     block = program.global_block()
     ops = [(i, op) for i, op in enumerate(block.ops) if not _is_io(op)]
-    update = [(i, op) for i, op in ops if _role(op) & ROLE_OPTIMIZE]
-    gradient = [(i, op) for i, op in ops if not _role(op) & ROLE_OPTIMIZE]
+    update = [(i, op) for i, op in ops if _role(op) & UPDATE_ROLES]
+    gradient = [(i, op) for i, op in ops if not _role(op) & UPDATE_ROLES]
     if not update:
         raise PyirError("data-parallel training needs a training program (one whose optimizer "
                         "ops, op_role 2, update its parameters); this one has none", where)
@@ -92,8 +98,8 @@ def split_training(program: Program, loss: str | None = None) -> Split:
     for i, op in gradient:
         written = [n for n in op.output_arg_names if persistable(n)]
         if written:
-            raise PyirError(f"op {i} ({op.type}) of the forward/backward part updates the "
-                            f"persistable {written[0]!r}, which would differ per worker's shard "
+            raise PyirError(f"this forward/backward op updates the persistable "
+                            f"{written[0]!r}, which would differ per worker's shard "
                             f"(batch_norm's running statistics, a counter): data-parallel "
                             f"training cannot split this program",
                             where.with_(op_index=i, op_type=op.type, var=written[0]))
@@ -101,9 +107,9 @@ def split_training(program: Program, loss: str | None = None) -> Split:
         for i, op in enumerate(sub.ops):
             written = [n for n in op.output_arg_names if persistable(n)]
             if written:
-                raise PyirError(f"an op of sub-block {sub.idx} ({op.type}) updates the "
-                                f"persistable {written[0]!r}: data-parallel training cannot "
-                                f"split this program",
+                raise PyirError(f"this op of a sub-block updates the persistable "
+                                f"{written[0]!r}: data-parallel training cannot split this "
+                                f"program",
                                 Where(file=program.source, block=sub.idx, op_index=i,
                                       op_type=op.type, var=written[0]))
     made = {n for _, op in gradient for n in op.output_arg_names}
@@ -112,8 +118,8 @@ def split_training(program: Program, loss: str | None = None) -> Split:
         for name in op.input_arg_names:
             if name in made and not persistable(name):
                 if not name.endswith(GRAD_SUFFIX):
-                    raise PyirError(f"update op {i} ({op.type}) reads {name!r}, a value of the "
-                                    f"batch that is not a gradient: data-parallel training "
+                    raise PyirError(f"this update op reads {name!r}, a value of the batch "
+                                    f"that is not a gradient: data-parallel training "
                                     f"averages only the gradients over the workers' shards",
                                     where.with_(op_index=i, op_type=op.type, var=name))
                 grads[name] = None
@@ -121,9 +127,9 @@ def split_training(program: Program, loss: str | None = None) -> Split:
     reads.update({n: None for sub in program.blocks[1:] for op in sub.ops
                   for n in op.input_arg_names if persistable(n)})
     return Split(loss, list(grads), list(reads),
-                 program_to_desc(_keep(program, lambda op: not _role(op) & ROLE_OPTIMIZE))
+                 program_to_desc(_keep(program, lambda op: not _role(op) & UPDATE_ROLES))
                  .SerializeToString(),
-                 _keep(program, lambda op: _is_io(op) or bool(_role(op) & ROLE_OPTIMIZE)))
+                 _keep(program, lambda op: _is_io(op) or bool(_role(op) & UPDATE_ROLES)))
 
 
 def _keep(program: Program, keep: Callable) -> Program:
