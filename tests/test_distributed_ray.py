@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,6 +22,7 @@ ray = pytest.importorskip("ray")
 
 import pyir  # noqa: E402
 import pyir.distributed  # noqa: E402
+from pyir.serialize import program_to_desc  # noqa: E402
 from test_distributed_local import assert_same_params, data, save_regression  # noqa: E402
 
 SAMPLES = pathlib.Path(__file__).resolve().parent.parent / "samples"
@@ -136,6 +138,17 @@ def test_py_func_resolves_on_workers_only_through_path(tmp_path):
         np.testing.assert_allclose(np.load(tmp_path / "out" / f"in{i}.npz")["y"],
                                    2 * np.tanh(x @ w + b), rtol=1e-5, atol=1e-6)
     assert "fresh_funcs_a" not in sys.modules               # only the workers imported it
+    program = pyir.Program.parse_from_string(model.read_bytes())
+    (op,) = [op for op in program.global_block().ops if op.type == "py_func"]
+    op.attrs["forward_callable"] = "os:system"                 # a hostile file
+    evil = tmp_path / "build" / "evil.pb"
+    evil.write_bytes(program_to_desc(program).SerializeToString())
+    shutil.copy(model.with_suffix(".pdiparams"), evil.with_suffix(".pdiparams"))
+    refused = cli("map", evil, tmp_path / "d", "-o", tmp_path / "evil_out", "--workers", "2",
+                  "--fetch", "y", "--path", funcs)
+    assert refused.exit_code == 1 and "on a worker:" in refused.stderr
+    assert "'os:system'" in refused.stderr and "refused" in refused.stderr
+    assert not (tmp_path / "evil_out").exists()
 
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
