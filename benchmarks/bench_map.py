@@ -92,7 +92,7 @@ def run(ray, work: pathlib.Path, args) -> int:
         files = sorted(str(p) for p in (work / "in").iterdir())
         outputs = output_paths(files, str(work / "ray"))
         start = time.perf_counter()
-        pool = distributed._cluster.MapPool(spec, args.workers)
+        pool = distributed._cluster.MapPool(spec, args.workers)   # joins the cluster above
         pool_s = time.perf_counter() - start
         result = MapResult(outputs=outputs)
         start = time.perf_counter()

@@ -157,6 +157,10 @@ def test_without_ray_the_commands_say_how_to_install_it(tmp_path, monkeypatch):
                               "-o", tmp_path / "out", "--workers", "2", "--fetch", "tmp_0"),
                           "pyir map: error:", "pip install 'pyir[ray]'", "--workers 0")
     assert not (tmp_path / "out").exists()
+    # a program data-parallel training refuses is refused before any cluster is needed
+    summed = save_regression(tmp_path / "s.pb", loss="sum")
+    with pytest.raises(pyir.errors.PyirError, match="mean over the batch"):
+        pyir.distributed.train(summed, data(), 1, workers=2)
 
 
 def test_workers_without_steps_or_many_inputs_is_a_usage_error(tmp_path):

@@ -15,6 +15,7 @@ are refused with one line that points here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 from .. import unsupported as _unsupported
@@ -83,12 +84,11 @@ def map_files(model: str, inputs, outdir: str, *, workers: int = 0, fetches=(),
     if workers == 0:
         _collect(score_all(Scorer(spec), todo), outputs, result, on_done)
         return result
-    with _cluster.connect(workers, address):
-        pool = _cluster.MapPool(spec, workers)
-        try:
-            _collect(pool.map(todo), outputs, result, on_done)
-        finally:
-            pool.close()
+    pool = _cluster.MapPool(spec, workers, address)
+    try:
+        _collect(pool.map(todo), outputs, result, on_done)
+    finally:
+        pool.close()
     return result
 
 
@@ -145,8 +145,8 @@ def train(model: str, feeds=(), steps: int = 1, *, workers: int = 2,
     common = dict(workers=workers, params=params, loss=loss, on_step=on_step, **options)
     if in_process:
         return train_data_parallel(model, feeds, steps, make_pool=LocalPool, **common)
-    with _cluster.connect(workers, address):
-        return train_data_parallel(model, feeds, steps, make_pool=_cluster.GradPool, **common)
+    return train_data_parallel(model, feeds, steps, **common,
+                               make_pool=partial(_cluster.GradPool, address=address))
 
 
 # Paddle's own `paddle.distributed` (collectives, process groups, fleet) is another API.

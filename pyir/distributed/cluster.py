@@ -4,9 +4,9 @@ only inside its functions, so `import pyir` never loads it and pyir runs without
 
     connect(workers, address)     a context: ray.init (a local cluster, or `address` /
                                   $RAY_ADDRESS), shut down after when this call started it
-    MapPool(spec, workers)        N actors, each a files.many.Scorer built once from the spec
+    MapPool(spec, workers, addr)  N actors, each a files.many.Scorer built once from the spec
                                   in the object store; .map(jobs) yields results as they come
-    GradPool(spec, workers)       N actors, each a data_parallel.ShardRunner; .run(params,
+    GradPool(spec, workers, addr) N actors, each a data_parallel.ShardRunner; .run(params,
                                   shards) is one step's gradients (params sent once per step)
     pack_dirs / unpack_dirs       `--path` directories as zip bytes, unpacked on each worker
 
@@ -172,16 +172,24 @@ class GradWorker(_Worker):
 
 
 class _Pool:
-    """N actors of one class built from one spec put in the object store once."""
+    """N actors of one class built from one spec put in the object store once, on the
+    cluster `connect(workers, address)` gives (a cluster it started ends with `close`)."""
 
     worker_class = None
 
-    def __init__(self, spec: ModelSpec, workers: int):
-        self.ray = import_ray()
-        self.refs = [self.ray.put((spec, pack_dirs(search_dirs(spec))))]
-        self.remote_class = self.ray.remote(num_cpus=1, max_restarts=RESTARTS,
-                                            max_task_retries=RESTARTS)(self.worker_class)
-        self.actors = [self._start() for _ in range(workers)]
+    def __init__(self, spec: ModelSpec, workers: int, address: str | None = None):
+        packed = pack_dirs(search_dirs(spec))
+        self.actors = []
+        self.connection = connect(workers, address)
+        self.ray = self.connection.__enter__()
+        try:
+            self.refs = [self.ray.put((spec, packed))]
+            self.remote_class = self.ray.remote(num_cpus=1, max_restarts=RESTARTS,
+                                                max_task_retries=RESTARTS)(self.worker_class)
+            self.actors = [self._start() for _ in range(workers)]
+        except BaseException:
+            self.close()
+            raise
         try:
             errors = self.ray.get([a.ready.remote(self.refs) for a in self.actors],
                                   timeout=START_TIMEOUT)
@@ -206,8 +214,13 @@ class _Pool:
         self.actors[index] = self._start()
 
     def close(self) -> None:
-        for actor in self.actors:
-            self.ray.kill(actor, no_restart=True)
+        """Stop the workers (and the cluster, when this pool started it)."""
+        try:
+            for actor in self.actors:
+                self.ray.kill(actor, no_restart=True)
+        finally:
+            self.actors = []
+            self.connection.__exit__(None, None, None)
 
 
 class MapPool(_Pool):
