@@ -157,13 +157,14 @@ class ModelSpec:
         if not isinstance(id_bindings, dict):
             id_bindings = parse_id_bindings(id_bindings or ())
         scope = Scope()
-        loaded = load_model(model, params=params, scope=scope)
-        _check_params_found(loaded, model)
-        fetch_names = list(fetches) or list(loaded.fetch_names)
-        if not fetch_names:
-            raise PyirError("the file records no outputs (fetch ops); name them with --fetch",
-                            Where(file=model))
-        program, inputs = scored_program(loaded, fetches)
+        with search_path(list(paths)), bind_ids(id_bindings), loop_limit(max_loop_steps):
+            loaded = load_model(model, params=params, scope=scope)
+            _check_params_found(loaded, model)
+            fetch_names = list(fetches) or list(loaded.fetch_names)
+            if not fetch_names:
+                raise PyirError("the file records no outputs (fetch ops); name them with "
+                                "--fetch", Where(file=model))
+            program, inputs = scored_program(loaded, fetches)
         values = {n: np.asarray(scope[n]) for n in persistable_names(loaded.program)
                   if n in scope}
         return cls(model, program_to_desc(program).SerializeToString(), values, inputs,
