@@ -20,7 +20,8 @@ import click
 from pyir.errors import PyirError
 
 VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("export", "export"),
-         ("inspect", "inspect_cmd"), ("view", "view"), ("ops", "ops"))
+         ("inspect", "inspect_cmd"), ("view", "view"), ("ops", "ops"),
+         ("map", "map_cmd"))
 
 
 class PyirGroup(click.Group):
@@ -91,6 +92,7 @@ def main():
     \b
       pyir build model.py -o model.pb      write the program a model file builds
       pyir run model.pb --feed x.npy       run it and print the outputs
+      pyir map model.pb data/ -o out/      run it on many inputs (--workers N: on Ray)
       pyir grad model.pb -o train.pb       append backward ops
       pyir export train.pb -o infer.pdmodel   a trained program to an inference model
       pyir inspect model.pb                show the graph (never runs anything)

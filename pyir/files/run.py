@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import zipfile
 from dataclasses import dataclass, field
@@ -80,13 +81,8 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
         if not fetch_names:
             raise PyirError("the file records no outputs (fetch ops); name them with --fetch",
                             Where(file=model))
-        program, inputs = loaded.program, list(loaded.feed_names)
-        if steps is None and fetches and state_updates(program):
-            # Values of a training program, asked for by name: run only the forward ops they
-            # need (no update, no label the loss alone reads).
-            program = pruned_to(forward_part(program), fetch_names)
-            reads = {n for op in program.global_block().ops for n in op.input_arg_names}
-            inputs = [n for n in inputs if n in reads]
+        program, inputs = (loaded.program, list(loaded.feed_names)) if steps is not None \
+            else scored_program(loaded, fetches)
         feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(feeds, inputs, model)
         if steps is None:
             results = Executor().run(program, feed=feed, fetch_list=fetch_names, scope=scope)
@@ -101,6 +97,18 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
                             fetch_list=fetch_names[1:], batch_size=batch_size, on_step=report)
     return RunResult({n: trained.last[n] for n in fetch_names}, loaded, scope, loss,
                      trained.losses)
+
+
+def scored_program(loaded: LoadedModel, fetches=()) -> tuple:
+    """(program, its inputs) that `pyir run MODEL --fetch ...` (and `pyir map`) runs: the
+    whole program, or for named values of a training program only the forward ops they need
+    (no update, no label the loss alone reads)."""
+    program, inputs = loaded.program, list(loaded.feed_names)
+    if fetches and state_updates(program):
+        program = pruned_to(forward_part(program), list(fetches))
+        reads = {n for op in program.global_block().ops for n in op.input_arg_names}
+        inputs = [n for n in inputs if n in reads]
+    return program, inputs
 
 
 def parse_id_bindings(specs) -> dict[int, str]:
@@ -145,12 +153,13 @@ def save_params(loaded: LoadedModel, scope: Scope, path: str | None = None) -> l
 
 
 # --- feed files ------------------------------------------------------------------------------
-def read_feeds(specs, inputs: list[str], model: str) -> dict:
+def read_feeds(specs, inputs: list[str], model: str, data: dict | None = None) -> dict:
     """Turn `--feed` strings into {input name: array}.
 
     Rules: `NAME=FILE.npy` binds NAME; a bare `FILE.npz` binds each array to the input of the
     same name; a bare `FILE.npy` binds to the program's only input. Every input must be bound
-    exactly once, and only inputs may be bound.
+    exactly once, and only inputs may be bound. `data` ({bare FILE: its bytes}) reads those
+    files from bytes read elsewhere (a worker of `pyir map` gets the bytes, not the path).
 
     Example:
         >>> read_feeds(("x=x.npy",), ["x"], "model.pb")["x"].shape
@@ -158,7 +167,7 @@ def read_feeds(specs, inputs: list[str], model: str) -> dict:
     """
     feed: dict[str, np.ndarray] = {}
     for spec in specs:
-        for name, value in _feed_items(spec, inputs, model):
+        for name, value in _feed_items(spec, inputs, model, (data or {}).get(spec)):
             if name not in inputs:
                 raise FeedError(f"--feed {spec}: the program has no input {name!r} (its inputs: "
                                 f"{', '.join(inputs) or 'none'})", Where(file=model, var=name))
@@ -174,24 +183,25 @@ def read_feeds(specs, inputs: list[str], model: str) -> dict:
     return feed
 
 
-def _feed_items(spec: str, inputs: list[str], model: str):
+def _feed_items(spec: str, inputs: list[str], model: str, data: bytes | None = None):
     name, sep, path = spec.partition("=")
-    if sep and not os.path.exists(spec):
+    source = spec if data is None else io.BytesIO(data)
+    if sep and data is None and not os.path.exists(spec):
         if not name:
             raise FeedError(f"--feed {spec}: expected NAME=FILE.npy", Where(file=model))
         return [(name, _load_array(path, spec, model))]
     if spec.endswith(".npz"):
-        return _load_npz(spec, model, inputs)
+        return _load_npz(spec, model, inputs, source)
     if len(inputs) != 1:
         raise FeedError(f"--feed {spec}: a bare .npy binds to the only input, but the program "
                         f"has {len(inputs)} ({', '.join(inputs) or 'none'}); use "
                         f"--feed NAME=FILE.npy or an .npz", Where(file=model))
-    return [(inputs[0], _load_array(spec, spec, model))]
+    return [(inputs[0], _load_array(spec, spec, model, source))]
 
 
-def _load_array(path: str, spec: str, model: str) -> np.ndarray:
+def _load_array(path: str, spec: str, model: str, source=None) -> np.ndarray:
     try:
-        value = np.load(path, allow_pickle=False)
+        value = np.load(path if source is None else source, allow_pickle=False)
     except FileNotFoundError:
         raise FeedError(f"--feed {spec}: no such file {path!r}", Where(file=model)) from None
     except (OSError, ValueError) as e:
@@ -203,11 +213,11 @@ def _load_array(path: str, spec: str, model: str) -> np.ndarray:
     return value
 
 
-def _load_npz(path: str, model: str, inputs: list[str]) -> list:
+def _load_npz(path: str, model: str, inputs: list[str], source=None) -> list:
     """(name, array) for each member; a member that is no input is refused before any member
     is decompressed, and each member's read error names it."""
     try:
-        archive = np.load(path, allow_pickle=False)
+        archive = np.load(path if source is None else source, allow_pickle=False)
     except FileNotFoundError:
         raise FeedError(f"--feed {path}: no such file", Where(file=model)) from None
     except (OSError, ValueError, zipfile.BadZipFile) as e:
