@@ -22,7 +22,8 @@ from __future__ import annotations
 from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
-from .framework import Block, Operator, Parameter, Program, Variable
+from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, Block, Operator, Parameter, Program,
+                        Variable)
 from .grad_accumulate import (Entry, accumulate, in_names, is_grad, out_names,
                               prefix_outputs, rename_args, repeat_prefix)
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
@@ -234,7 +235,9 @@ def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> 
                 base = strip_grad_suffix(name)
                 if grad_block.find_var(base) is None and forward.find_var(base) is not None:
                     fwd = forward.find_var(base)
-                    grad_block.create_var(base, fwd.dtype, fwd.shape)
+                    grad_block.create_var(base, fwd.dtype, fwd.shape,
+                                          type=DENSE_TENSOR_ARRAY if fwd.type ==
+                                          DENSE_TENSOR_ARRAY else DENSE_TENSOR)
         _append(grad_block, entries)
     return grad_block.idx
 
@@ -323,7 +326,8 @@ def _declare_grad_var(block: Block, name: str) -> Variable:
     fwd = block.find_var(strip_grad_suffix(name))
     var = Variable(block, name, None if fwd is None else fwd.dtype,
                    None if fwd is None else fwd.shape, persistable=None, stop_gradient=False,
-                   lod_level=0)
+                   lod_level=0, type=fwd.type if fwd is not None and fwd.type == DENSE_TENSOR_ARRAY
+                   else DENSE_TENSOR)
     return block.add_var(var)
 
 

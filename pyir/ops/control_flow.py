@@ -23,10 +23,11 @@ import contextlib
 import numpy as np
 
 from ..errors import CheckError, KernelError, Where
-from ..framework import Operator
+from ..framework import DENSE_TENSOR_ARRAY, Operator
 from ..registry import REQUIRED, Attr, BlockGrad, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._helpers import EMPTY_VAR, grad_name
+from . import tensor_array
 from .pylayer import StepScope, _holder, block_reads, block_writes
 
 
@@ -45,7 +46,8 @@ def _declared_dtypes(op: Operator, names) -> tuple:
 
 def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
     """The non-persistable names the op's sub-block reads from outside; each must be among
-    the values the op is given."""
+    the values the op is given. A tensor array the block writes is read too: a write
+    updates the array's prior value (pyir/ops/tensor_array.py)."""
     sub = ctx.program.blocks[op.attr("sub_block")]
     feeds = []
     for name in block_reads(sub):
@@ -57,7 +59,23 @@ def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
                              f"op is not given as an input: list it in the op's inputs",
                              ctx.where.with_(var=name))
         feeds.append(name)
+    for name in sorted(block_writes(sub)):
+        var = sub.find_var(name)
+        if var is None or var.type != DENSE_TENSOR_ARRAY or name in sub.vars or name in feeds:
+            continue
+        if name not in given:
+            raise CheckError(f"the sub-block {sub.idx} of {op.type} writes the tensor array "
+                             f"{name!r}, which the op is not given as an input: list it in the "
+                             f"op's inputs", ctx.where.with_(var=name))
+        feeds.append(name)
     return tuple(feeds)
+
+
+def _zeros_like(value):
+    """A zero gradient shaped like `value`: an empty array for a tensor array."""
+    if value.__class__ is np.ndarray and value.dtype == object:
+        return tensor_array.box(tensor_array.EMPTY)
+    return np.zeros_like(value)
 
 
 def _truth(value, where: Where, what: str) -> bool:
@@ -162,13 +180,13 @@ def conditional_block_grad(Cond, Input, Out, Out_grad, Scope, sub_block, is_scal
     else:
         ran = all(np.asarray(c).size > 0 for c in Cond)
     if not ran:
-        return {"Input@GRAD": [np.zeros_like(x) if w else None for x, w in zip(Input, wanted)]}
+        return {"Input@GRAD": [_zeros_like(x) if w else None for x, w in zip(Input, wanted)]}
     env = dict(Scope.item().values)
     env.update(zip(input_names, Input))
     grads = list(Out_grad or ())
     grads += [None] * (len(out_names) - len(grads))
     for name, value, grad in zip(out_names, Out or (), grads):
-        env[grad_name(name)] = np.zeros_like(value) if grad is None else grad
+        env[grad_name(name)] = _zeros_like(value) if grad is None else grad
     missing = [n for n in plan.feeds if n not in env]
     if missing:
         raise KernelError(f"the gradient block reads {missing[0]!r}, which neither the inputs, "
@@ -176,7 +194,7 @@ def conditional_block_grad(Cond, Input, Out, Out_grad, Scope, sub_block, is_scal
                           where.with_(var=missing[0]))
     feed = {n: env[n] for n in plan.feeds}
     values = dict(zip(plan.fetches, plan.execute_nested(feed, scope_vars)))
-    return {"Input@GRAD": [None if not w else np.zeros_like(x) if r is None else values[r]
+    return {"Input@GRAD": [None if not w else _zeros_like(x) if r is None else values[r]
                            for x, r, w in zip(Input, result_names, wanted)]}
 
 
@@ -357,10 +375,10 @@ def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, 
     X, Out = list(X or ()), list(Out or ())
     grads = list(Out_grad or ()) + [None] * (len(out_names) - len(Out_grad or ()))
     # The gradient flowing into the end of the current iteration, per loop output.
-    carried = {name: np.zeros_like(value) if g is None else g
+    carried = {name: _zeros_like(value) if g is None else g
                for name, value, g in zip(out_names, Out, grads)}
     loop_vars = set(out_names)
-    totals = {name: np.zeros_like(x) for name, x in zip(x_names, X) if name not in loop_vars}
+    totals = {name: _zeros_like(x) for name, x in zip(x_names, X) if name not in loop_vars}
     for values in reversed(step.values["iterations"]):
         env = dict(values)
         env.update((grad_name(name), g) for name, g in carried.items())
@@ -377,8 +395,10 @@ def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, 
                 entry[name] = g
             elif g is not None:
                 totals[name] = totals[name] + g
-        # A loop output the body does not read gets no gradient from earlier iterations.
-        carried = {name: np.zeros_like(value) if entry.get(name) is None else entry[name]
+        # A loop output the body does not read gets no gradient from earlier iterations; a
+        # tensor array's passes on (a write replaces one entry, Paddle carries the rest).
+        carried = {name: entry[name] if entry.get(name) is not None else
+                   value if value.dtype == object else np.zeros_like(value)
                    for name, value in carried.items()}
     return {"X@GRAD": [None if not w else carried[name] if name in loop_vars else totals[name]
                        for name, w in zip(x_names, wanted)]}

@@ -46,3 +46,8 @@ def _method_names() -> list[str]:
 
 operators.install({name: globals()[name] for name in __all__}, _method_names())
 methods.install()
+
+# Tensor arrays: `pyir.tensor.create_array`, ... (as `paddle.tensor.*`; not top-level names
+# nor methods, as in Paddle).
+from . import array  # noqa: E402
+from .array import array_length, array_read, array_write, create_array  # noqa: E402,F401
