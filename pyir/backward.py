@@ -219,9 +219,9 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block) -> list:
 
 def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> int:
     """A new block (child of `into`, backward of `request.block`) holding the grad ops of the
-    sub-block's ops, from the gradients of its targets to those of its inputs; the forward
-    values its grad ops read are declared in it too (their values come from the forward
-    run's step scope)."""
+    sub-block's ops, from the gradients of its targets to those of its inputs. The forward
+    values its grad ops read stay declared in the forward block only, found through
+    `forward_block_idx` (their values come from the forward run's step scope)."""
     program = op.block.program
     forward = program.blocks[request.block]
     with program.sub_block(into.idx) as grad_block:
@@ -230,14 +230,8 @@ def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> 
         produced = {grad_var_name(n) for n in request.targets}
         entries = accumulate(_make_grad_ops(ops, produced, no_grad, grad_block),
                               grad_block.idx)
-        for entry in entries:
-            for name in in_names(entry.op) + out_names(entry.op):
-                base = strip_grad_suffix(name)
-                if grad_block.find_var(base) is None and forward.find_var(base) is not None:
-                    fwd = forward.find_var(base)
-                    grad_block.create_var(base, fwd.dtype, fwd.shape,
-                                          type=DENSE_TENSOR_ARRAY if fwd.type ==
-                                          DENSE_TENSOR_ARRAY else DENSE_TENSOR)
+        # The forward values its grad ops read are found through forward_block_idx (not
+        # declared again: in Paddle a declaration here would hide the forward run's value).
         _append(grad_block, entries)
     return grad_block.idx
 

@@ -26,7 +26,7 @@ from ..errors import CheckError, KernelError, Where
 from ..framework import DENSE_TENSOR_ARRAY, Operator
 from ..registry import REQUIRED, Attr, BlockGrad, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import EMPTY_VAR, grad_name
+from ._helpers import EMPTY_VAR, GRAD_SUFFIX, grad_name
 from . import tensor_array
 from .pylayer import StepScope, _holder, block_reads, block_writes
 
@@ -293,18 +293,31 @@ def _prepare_while(op: Operator, ctx) -> dict:
             "where": ctx.where}
 
 
+def _differentiable(op: Operator, name: str) -> bool:
+    """Whether a loop output can carry a gradient (a float tensor or a tensor array; as
+    Paddle, an integer counter or a flag gets no Out@GRAD entry)."""
+    var = op.block.find_var(name)
+    if var is None or var.type == DENSE_TENSOR_ARRAY:
+        return True
+    return var.dtype is not None and np.issubdtype(var.dtype, np.inexact)
+
+
 def _while_grad_maker(op: Operator) -> list:
     """`while_grad` over a new block holding the body's grad ops: run once per iteration,
     last first, it carries the loop variables' gradients back to their values on entry."""
     cond_name = op.input("Condition")[0]
     xs = op.input("X")
-    outs = [n for n in op.output("Out") if n != cond_name]
+    outs = [n for n in op.output("Out") if n != cond_name and _differentiable(op, n)]
+    # Paddle pairs while_grad with its while by X and Out (the condition included), and
+    # names the gradient each Out@GRAD entry carries in `original_output_grad`.
     return [GradOp("while_grad",
-                   {"X": xs, "Out": outs, "Out@GRAD": [grad_name(n) for n in outs],
+                   {"X": xs, "Out": list(op.output("Out")),
+                    "Out@GRAD": [grad_name(n) for n in outs],
                     "StepScopes": op.output("StepScopes")},
                    {"X@GRAD": [grad_name(n) for n in xs]},
                    {"sub_block": BlockGrad(op.attr("sub_block"), tuple(outs), tuple(xs)),
-                    "is_test": op.attr("is_test")})]
+                    "is_test": op.attr("is_test"),
+                    "original_output_grad": [grad_name(n) for n in outs]})]
 
 
 @register_op(
@@ -353,7 +366,12 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
     feeds = [n for n in block_reads(grad_block)
              if (v := grad_block.find_var(n)) is None or not v.persistable]
     plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
-    return {"plan": plan, "x_names": x_names, "out_names": out_names, "result_names": results,
+    # Which output each Out@GRAD entry is the gradient of (Paddle lists only some outputs'
+    # gradients there; `original_output_grad` names them before any renaming).
+    given = op.attr("original_output_grad") or op.input("Out@GRAD")
+    grad_of = tuple(n[:-len(GRAD_SUFFIX)] if n.endswith(GRAD_SUFFIX) else n for n in given)
+    return {"plan": plan, "x_names": x_names, "out_names": out_names, "grad_of": grad_of,
+            "result_names": results,
             "wanted": tuple(n != EMPTY_VAR for n in op.output("X@GRAD")), "where": ctx.where}
 
 
@@ -363,20 +381,24 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
             Slot("Out", duplicable=True, dispensable=True),
             Slot("Out@GRAD", duplicable=True, dispensable=True), Slot("StepScopes")],
     outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
-    attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False)],
-    runtime=("plan", "x_names", "out_names", "result_names", "wanted", "where", "scope_vars"),
+    attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False),
+           Attr("original_output_grad", T.STRINGS, []),
+           Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
+    runtime=("plan", "x_names", "out_names", "grad_of", "result_names", "wanted", "where",
+             "scope_vars"),
     prepare=_prepare_while_grad,
     grad_of="while",
     doc="X@GRAD = the body's gradient run over the iterations, last first",
 )
-def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, out_names,
-               result_names, wanted, where, scope_vars):
+def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, original_output_grad,
+               skip_eager_deletion_vars, plan, x_names, out_names, grad_of, result_names,
+               wanted, where, scope_vars):
     step: StepScope = StepScopes.item()
     X, Out = list(X or ()), list(Out or ())
-    grads = list(Out_grad or ()) + [None] * (len(out_names) - len(Out_grad or ()))
+    given = {name: g for name, g in zip(grad_of, Out_grad or ()) if g is not None}
     # The gradient flowing into the end of the current iteration, per loop output.
-    carried = {name: _zeros_like(value) if g is None else g
-               for name, value, g in zip(out_names, Out, grads)}
+    carried = {name: given[name] if name in given else _zeros_like(value)
+               for name, value in zip(out_names, Out)}
     loop_vars = set(out_names)
     totals = {name: _zeros_like(x) for name, x in zip(x_names, X) if name not in loop_vars}
     for values in reversed(step.values["iterations"]):
