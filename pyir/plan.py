@@ -59,6 +59,7 @@ class Plan:
     feed_targets: tuple = ()         # a saved program's inputs by `col` (feed ops)
     fetch_targets: tuple = ()        # a saved program's outputs by `col` (fetch ops)
     feed_checks: dict = field(default_factory=dict)  # name -> codegen.FeedCheck
+    fetched_arrays: tuple = ()       # positions in `fetches` of tensor arrays (boxed)
     generated: codegen.Generated | None = None
 
     @property
@@ -219,7 +220,9 @@ def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> 
     feed_targets = tuple(io_targets(program, "feed"))
     checks = {name: _feed_check(program, block, name, feed_targets) for name in feeds}
     plan = Plan(tuple(steps), feeds, tuple(reads_from_scope), tuple(writes), fetches,
-                feed_targets, tuple(io_targets(program, "fetch")), checks)
+                feed_targets, tuple(io_targets(program, "fetch")), checks,
+                tuple(i for i, name in enumerate(fetches)
+                      if block.find_var(name).type == DENSE_TENSOR_ARRAY))
     plan.generated = plan._generate()
     return plan
 

@@ -99,8 +99,12 @@ def _prepare_conditional_block(op: Operator, ctx) -> dict:
     kept = tuple(sorted(n for n in block_writes(sub) if n not in out_names and
                         n in sub.vars and not sub.vars[n].persistable))
     plan = ctx.compile_block(sub.idx, feeds, out_names + kept)
+    # A tensor array the branch writes keeps its value when the branch does not run.
+    kept_arrays = tuple(in_names.index(n) if n in in_names and
+                        getattr(op.block.find_var(n), "type", None) == DENSE_TENSOR_ARRAY
+                        else None for n in out_names)
     return {"plan": plan, "input_names": in_names, "out_dtypes": _declared_dtypes(op, out_names),
-            "where": ctx.where}
+            "unchanged": kept_arrays, "where": ctx.where}
 
 
 @register_op(
@@ -109,19 +113,20 @@ def _prepare_conditional_block(op: Operator, ctx) -> dict:
     outputs=[Slot("Out", duplicable=True, dispensable=True), Slot("Scope")],
     attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_scalar_condition", T.BOOLEAN, False),
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
-    runtime=("plan", "input_names", "out_dtypes", "where", "scope_vars"),
+    runtime=("plan", "input_names", "out_dtypes", "unchanged", "where", "scope_vars"),
     prepare=_prepare_conditional_block,
     grad=lambda op, opdef: _conditional_block_grad_maker(op),
     doc="Out = sub_block(Input) if Cond holds (one true scalar, or every Cond non-empty)",
 )
 def conditional_block(Cond, Input, sub_block, is_scalar_condition, skip_eager_deletion_vars,
-                      plan, input_names, out_dtypes, where, scope_vars):
+                      plan, input_names, out_dtypes, unchanged, where, scope_vars):
     if is_scalar_condition:
         run = _truth(Cond[0], where, "the condition of conditional_block")
     else:
         run = all(np.asarray(c).size > 0 for c in Cond)
     if not run:
-        outs = [_placeholder(dt) for dt in out_dtypes]
+        outs = [_placeholder(dt) if k is None else Input[k]
+                for dt, k in zip(out_dtypes, unchanged)]
         return {"Out": outs, "Scope": _holder(StepScope({}, ()))}
     given = dict(zip(input_names, Input or ()))
     values = plan.execute_nested({name: given[name] for name in plan.feeds}, scope_vars)
