@@ -92,12 +92,18 @@ class Plan:
         body, a branch), whose floating-point settings are already in force."""
         try:
             return self.generated.run(env, scope_vars)
-        except KeyboardInterrupt as e:
-            step, _ = self._step_raising(e.__traceback__)
+        except (KeyboardInterrupt, Exception) as e:
+            self.reraise(e)
+
+    def reraise(self, error: BaseException):
+        """Raise `error`, which `generated.run` raised, as `execute_nested` reports it (a loop
+        kernel calls `generated.run` itself, once per iteration, and this on failure)."""
+        if isinstance(error, KeyboardInterrupt):
+            step, _ = self._step_raising(error.__traceback__)
             raise Interrupted("interrupted (Ctrl-C) while running",
                               step.where if step is not None else None) from None
-        except Exception as e:
-            raise self.failure(e) from (e.__cause__ if isinstance(e, PyirError) else e)
+        raise self.failure(error) from (error.__cause__ if isinstance(error, PyirError)
+                                        else error)
 
     def failure(self, error: Exception) -> PyirError:
         """`error`, raised while running, as a PyirError naming its step (and variable)."""

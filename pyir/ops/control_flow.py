@@ -80,7 +80,7 @@ def _zeros_like(value):
 
 def _truth(value, where: Where, what: str) -> bool:
     if value.__class__ is np.ndarray and value.size == 1:
-        return bool(value.reshape(()))
+        return bool(value)
     array = np.asarray(value)
     if array.size != 1:
         raise KernelError(f"{what} must hold exactly one value, got shape {list(array.shape)}",
@@ -342,20 +342,24 @@ def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_n
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
     iterations = []  # each iteration's values (what it read and what it computed)
-    feeds, fetches, run = plan.feeds, plan.fetches, plan.execute_nested
-    n_out = len(out_names)
+    feeds, fetches = plan.feeds, plan.fetches
+    # The body's generated function itself, once per iteration (it reads its feeds from
+    # `env` by name); a failure is reported as Plan.execute_nested reports it.
+    run, what = plan.generated.run, f"the while condition {cond_name!r}"
     limit, steps = _max_loop_steps[0], 0
-    while _truth(env[cond_name], where, f"the while condition {cond_name!r}"):
+    while _truth(env[cond_name], where, what):
         steps += 1
         if steps > limit:
             raise KernelError(f"the loop ran past {limit} iterations (its condition "
                               f"{cond_name!r} stayed true); if it is meant to run longer, raise "
                               f"the limit with --max-loop-steps", where)
-        feed = {name: env[name] for name in feeds}
-        values = run(feed, scope_vars)
+        try:
+            values = run(env, scope_vars)
+        except (KeyboardInterrupt, Exception) as e:
+            plan.reraise(e)
         if record:  # the grad ops read a loop variable's value on entry, not its update
-            iterations.append({**dict(zip(fetches, values)), **feed})
-        env.update(zip(out_names, values[:n_out]))
+            iterations.append({**dict(zip(fetches, values)), **{n: env[n] for n in feeds}})
+        env.update(zip(out_names, values))  # the outputs come first among the fetches
     outs = [env[name] if name in env else _placeholder(dt)
             for name, dt in zip(out_names, out_dtypes)]
     return {"Out": outs, "StepScopes": _holder(StepScope({"iterations": iterations},
