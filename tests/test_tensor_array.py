@@ -281,6 +281,31 @@ def test_loop_gradients_through_reads_of_earlier_entries_match_finite_difference
                                rtol=1e-6, atol=1e-9)
 
 
+def test_nested_loops_write_one_array_and_differentiate():
+    def loss(x):
+        arr = T.create_array("float64")
+
+        def outer(i, k, arr):
+            def inner(j, k, arr):
+                T.array_write(pyir.sin(x * pyir.cast(k + 1, "float64")), k, arr)
+                return [j + 1, k + 1, arr]
+
+            _, k, arr = while_loop(lambda j, k, a: j < 2, inner,
+                                   [pyir.full([1], 0, "int64"), k, arr])
+            return [i + 1, k, arr]
+
+        while_loop(lambda i, k, a: i < 3, outer,
+                   [pyir.full([1], 0, "int64"), pyir.full([1], 0, "int64"), arr])
+        stacked, _ = tensor_array_to_tensor(arr, axis=0, use_stack=True)
+        return pyir.mean(stacked * stacked)
+
+    main, (loss_var, dx) = _grad_program(loss)
+    got_loss, got = _run(main, [loss_var, dx], {"x": X})
+    want = np.stack([np.sin(X * (k + 1)) for k in range(6)])
+    np.testing.assert_allclose(got_loss, np.mean(want ** 2), rtol=1e-12)
+    np.testing.assert_allclose(got, _numeric(main, loss_var), rtol=1e-6, atol=1e-9)
+
+
 # --- eager mode ------------------------------------------------------------------------------------
 def test_eager_arrays_are_lists_and_differentiate():
     x = pyir.to_tensor(X, stop_gradient=False)
