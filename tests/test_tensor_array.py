@@ -453,6 +453,16 @@ def test_array_programs_round_trip_through_files_and_pyir_run(tmp_path):
     np.testing.assert_array_equal(got[got.files[0]], want)
 
 
+@pytest.mark.parametrize("path", ["while_stack/model.pdmodel", "concat_main/model.pdmodel",
+                                  "while_grad/main.pdmodel"])
+def test_paddle_files_with_arrays_re_serialize_byte_for_byte(path):
+    data = (GOLDEN / path).read_bytes()
+    program = parse_program(data)
+    array = program.global_block().var("array_0.out")
+    assert array.type == DENSE_TENSOR_ARRAY and array.dtype == np.float32
+    assert serialize_program(program) == data
+
+
 def test_inspect_shows_arrays_as_arrays():
     from conftest import cli
 
