@@ -463,6 +463,13 @@ def test_paddle_files_with_arrays_re_serialize_byte_for_byte(path):
     assert serialize_program(program) == data
 
 
+def test_the_api_lives_where_paddles_does():
+    for name in ("create_array", "array_write", "array_read", "array_length"):
+        assert getattr(pyir.tensor, name) is getattr(pyir.tensor.array, name)
+        assert not hasattr(pyir, name) and not hasattr(pyir.Tensor, name)
+    assert pyir.tensor.manipulation.tensor_array_to_tensor is tensor_array_to_tensor
+
+
 def test_inspect_shows_arrays_as_arrays():
     from conftest import cli
 

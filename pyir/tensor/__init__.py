@@ -51,3 +51,7 @@ methods.install()
 # nor methods, as in Paddle).
 from . import array  # noqa: E402
 from .array import array_length, array_read, array_write, create_array  # noqa: E402,F401
+
+# Paddle keeps tensor_array_to_tensor in paddle.tensor.manipulation (defined in array.py,
+# which uses manipulation's concat and stack).
+manipulation.tensor_array_to_tensor = array.tensor_array_to_tensor
