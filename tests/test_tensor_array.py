@@ -54,7 +54,7 @@ def _index(k: int):
 
 
 # --- Paddle-written goldens --------------------------------------------------------------------
-@pytest.mark.parametrize("case_name", ["while_stack", "concat_main"])
+@pytest.mark.parametrize("case_name", ["while_stack", "concat_main", "while_block_rnn"])
 def test_paddle_written_array_programs_run_to_paddles_numbers(case_name):
     folder = GOLDEN / case_name
     exe = pyir.static.Executor()

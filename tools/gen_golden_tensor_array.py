@@ -6,6 +6,9 @@ Cases (each built in Paddle 3.3.1's legacy static mode):
                 tensor_array_to_tensor (stack), array_length and array_read after it
                 (save_inference_model: model.pdmodel)
   concat_main   writes in the main block, tensor_array_to_tensor (concat) and array_read
+  while_block_rnn  Paddle 2.x's `While` block API: step inputs read from one array, states
+                written into another, the counter stepped by `increment` in place; a
+                parameter (model.pdiparams)
   while_grad    the while_stack loop with its gradient (append_backward + gradients): the
                 whole program as main.pdmodel, its x@GRAD checked here against finite
                 differences before it is written (Paddle drops gradients through a loop
@@ -152,6 +155,40 @@ def concat_main():
     return [x, y], [joined, second], runs
 
 
+def while_block_rnn():
+    """Paddle 2.x's hand-written RNN: the `While` block API reading step inputs from one
+    array and writing states into another, its counter stepped by `increment` in place."""
+    from paddle.static.nn.control_flow import While
+
+    x = paddle.static.data("x", [4, 2, 3], "float32")
+    w = paddle.static.create_parameter([3, 3], "float32", name="w",
+                                       default_initializer=paddle.nn.initializer.Assign(
+                                           np.linspace(-0.5, 0.5, 9).reshape(3, 3)))
+    arr_in = paddle.tensor.create_array("float32")
+    for t in range(4):
+        paddle.tensor.array_write(x[t], paddle.full([1], t, "int64"), arr_in)
+    i = paddle.full([1], 0, "int64")
+    n = paddle.tensor.array_length(arr_in)
+    h = paddle.zeros([2, 3], "float32")
+    arr_out = paddle.tensor.create_array("float32")
+    cond = paddle.less_than(i, n)
+    loop = While(cond=cond)
+    with loop.block():
+        xt = paddle.tensor.array_read(arr_in, i)
+        hn = _op("tanh", {"X": [_op("matmul_v2", {"X": [h], "Y": [w]},
+                                    {"trans_x": False, "trans_y": False}, "float32") + xt]},
+                 {}, "float32")
+        paddle.assign(hn, h)
+        paddle.tensor.array_write(hn, i, arr_out)
+        LayerHelper("increment").append_op(type="increment", inputs={"X": [i]},
+                                           outputs={"Out": [i]}, attrs={"step": 1.0})
+        paddle.assign(paddle.less_than(i, n), cond)
+    states, _ = paddle.tensor.manipulation.tensor_array_to_tensor(arr_out, axis=0,
+                                                                  use_stack=True)
+    xv = np.random.default_rng(0).standard_normal((4, 2, 3)).astype("float32")
+    return [x], [states, h], [{"x": xv}]
+
+
 def _numeric_loss(xv: np.ndarray) -> float:
     h, hs = np.zeros_like(xv, dtype=np.float64), []
     for _ in range(3):
@@ -250,6 +287,7 @@ def main() -> None:
     paddle.enable_static()
     write_inference_case("while_stack", while_stack)
     write_inference_case("concat_main", concat_main)
+    write_inference_case("while_block_rnn", while_block_rnn)
     write_while_grad()
     check_pyir_files_in_paddle()
 
