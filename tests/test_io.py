@@ -365,6 +365,8 @@ PADDLE_NO_EXTRA_ATTRS = {
     "scatter_nd_add", "selu", "sequence_mask", "set_value", "sign", "softmax_with_cross_entropy",
     "squared_l2_norm", "strided_slice", "take_along_axis", "tile", "top_k", "top_k_v2", "trace",
     "tril_triu", "trunc", "uniform_random", "unsqueeze2", "unstack", "where", "where_index",
+    "write_to_array", "read_from_array", "lod_array_length", "tensor_array_to_tensor",
+    "select_input", "select_output",
 }
 
 

@@ -222,7 +222,7 @@ def _infer_select_input(ctx):
 
 
 @register_op(
-    "select_input",
+    "select_input", no_extra_attrs=True,
     inputs=[Slot("X", duplicable=True), Slot("Mask", no_grad=True)],
     outputs=["Out"],
     infer=_infer_select_input,
@@ -240,7 +240,7 @@ def select_input(X, Mask):
 
 
 @register_op(
-    "select_output",
+    "select_output", no_extra_attrs=True,
     inputs=["X", Slot("Mask", no_grad=True)],
     outputs=[Slot("Out", duplicable=True)],
     runtime=("count",),

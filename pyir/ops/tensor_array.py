@@ -1,6 +1,7 @@
 """Tensor-array ops in Paddle's legacy layout (docs/tensor-array.md): `write_to_array`
 (X, I -> Out), `read_from_array` (X, I, X_W -> Out), `lod_array_length` (X -> Out) and
 `tensor_array_to_tensor` (X -> Out, OutIndex; attrs axis, use_stack) with its `_grad`.
+Paddle's OpProtos of the four mark no attribute extra (saved models keep op_callstack).
 
 A DENSE_TENSOR_ARRAY value is a `TensorArray`: an immutable tuple of ndarrays, None where an
 index was skipped. It travels through a plan boxed in a 0-d object array (`box`), as step
@@ -120,7 +121,7 @@ def _index(I, op_type: str) -> int:
 
 # --- write_to_array / read_from_array --------------------------------------------------------
 @register_op(
-    "write_to_array",
+    "write_to_array", no_extra_attrs=True,
     inputs=["X", Slot("I", no_grad=True)],
     outputs=["Out"],
     runtime=("prior_out",),
@@ -145,7 +146,7 @@ def _infer_read(ctx):
 
 
 @register_op(
-    "read_from_array",
+    "read_from_array", no_extra_attrs=True,
     inputs=["X", Slot("I", no_grad=True), Slot("X_W", dispensable=True, no_grad=True)],
     outputs=["Out"],
     infer=_infer_read,
@@ -170,7 +171,7 @@ def read_from_array(X, I, X_W):
 
 # --- lod_array_length ------------------------------------------------------------------------
 @register_op(
-    "lod_array_length",
+    "lod_array_length", no_extra_attrs=True,
     inputs=["X"],
     outputs=["Out"],
     infer=lambda ctx: {"Out": VarSpec((1,), np.dtype(np.int64))},
@@ -215,7 +216,7 @@ def _to_tensor_grad_maker(op, opdef) -> list:
 
 
 @register_op(
-    "tensor_array_to_tensor",
+    "tensor_array_to_tensor", no_extra_attrs=True,
     inputs=["X"],
     outputs=["Out", Slot("OutIndex")],
     attrs=[Attr("axis", T.INT, 0), Attr("use_stack", T.BOOLEAN, False)],
