@@ -223,7 +223,7 @@ class StaticPyLayerContext(PyLayerContext):
 
     @staticmethod
     def _visible(block, v):
-        if not isinstance(v, Variable) or block.find_var(v.name) is v:
+        if not isinstance(v, Variable) or block._lookup(v.name, forward=False) is v:
             return v
         return block.create_var(v.name, v.dtype, v.shape)
 

@@ -23,7 +23,8 @@ import warnings
 from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
-from .framework import Block, OpView, Operator, Parameter, Program, Variable
+from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, Block, OpView, Operator, Parameter,
+                        Program, Variable)
 from .grad_accumulate import (Entry, accumulate, in_names, is_grad, out_names,
                               prefix_outputs, rename_args, repeat_prefix)
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
@@ -318,9 +319,9 @@ def _depends_on_trainable(block: Block, no_grad: set) -> set:
 
 def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> int:
     """A new block (child of `into`, backward of `request.block`) holding the grad ops of the
-    sub-block's ops, from the gradients of its targets to those of its inputs; the forward
-    values its grad ops read are declared in it too (their values come from the forward
-    run's step scope)."""
+    sub-block's ops, from the gradients of its targets to those of its inputs. The forward
+    values its grad ops read stay declared in the forward block only, found through
+    `forward_block_idx` (their values come from the forward run's step scope)."""
     program = op.block.program
     forward = program.blocks[request.block]
     with program.sub_block(into.idx) as grad_block:
@@ -329,12 +330,8 @@ def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> 
         produced = {grad_var_name(n) for n in request.targets}
         entries = accumulate(_make_grad_ops(ops, produced, no_grad, grad_block),
                               grad_block.idx)
-        for entry in entries:
-            for name in in_names(entry.op) + out_names(entry.op):
-                base = strip_grad_suffix(name)
-                if grad_block.find_var(base) is None and forward.find_var(base) is not None:
-                    fwd = forward.find_var(base)
-                    grad_block.create_var(base, fwd.dtype, fwd.shape)
+        # The forward values its grad ops read are found through forward_block_idx (not
+        # declared again: in Paddle a declaration here would hide the forward run's value).
         _append(grad_block, entries)
     return grad_block.idx
 
@@ -456,8 +453,9 @@ def _declare_grad_var(block: Block, name: str, spec=None) -> Variable:
         dtype, shape = spec.dtype, spec.shape
     else:
         dtype, shape = (None, None) if fwd is None else (fwd.dtype, fwd.shape)
+    is_array = fwd is not None and fwd.type == DENSE_TENSOR_ARRAY
     var = Variable(block, name, dtype, shape, persistable=None, stop_gradient=False,
-                   lod_level=0)
+                   lod_level=0, type=DENSE_TENSOR_ARRAY if is_array else DENSE_TENSOR)
     return block.add_var(var)
 
 

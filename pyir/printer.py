@@ -24,7 +24,7 @@ import numpy as np
 from . import dtypes, registry
 from .callables import references
 from ._proto.framework_pb2 import AttrType, VarType
-from .framework import Block, Operator, Program, Variable
+from .framework import DENSE_TENSOR_ARRAY, Block, Operator, Program, Variable
 
 # Attributes shown only when they differ from what every op carries by default.
 _QUIET_ATTRS = {"op_role": 0, "op_role_var": [], "op_namescope": "/", "op_device": "",
@@ -37,9 +37,12 @@ _BLOCK_TYPES = (AttrType.BLOCK, AttrType.BLOCKS)
 # --- pieces ---------------------------------------------------------------------------------
 def type_name(var: Variable) -> str:
     """`float32[4, 16]` for tensors, the VarType name (FEED_MINIBATCH, ...) for holders."""
+    kind = var.raw_type.type if var.raw_type is not None else var.type
+    if kind == DENSE_TENSOR_ARRAY and var.dtype is not None:  # `array<float32[2, 3]>`
+        shape = "" if var.shape is None else f"[{', '.join(str(d) for d in var.shape)}]"
+        return f"array<{_dtype_name(var)}{shape}>"
     if var.dtype is not None and var.shape is not None:
         return f"{_dtype_name(var)}[{', '.join(str(d) for d in var.shape)}]"
-    kind = var.raw_type.type if var.raw_type is not None else var.type
     return _kind_name(kind)
 
 

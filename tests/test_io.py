@@ -370,6 +370,9 @@ PADDLE_NO_EXTRA_ATTRS = {
     "distribute_fpn_proposals", "generate_proposals_v2", "matrix_nms", "multiclass_nms",
     "multiclass_nms3", "nms", "pixel_shuffle", "pixel_unshuffle", "psroi_pool", "roi_align",
     "roi_pool", "yolo_box", "yolov3_loss",
+    # tensor arrays and the branch selectors (issue 14)
+    "write_to_array", "read_from_array", "lod_array_length", "tensor_array_to_tensor",
+    "select_input", "select_output",
 }
 
 
