@@ -21,11 +21,10 @@ import numpy as np
 
 from . import dtypes
 from .eager import (Node, Tensor, backward_into_leaves, enable_grad, grad,  # noqa: F401
-                    is_grad_enabled, no_grad, set_grad_enabled)
+                    is_grad_enabled, no_grad, run_op, set_grad_enabled)
 from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer
-from .unsupported import SECOND_ORDER, module_getattr
 
 
 class PyLayerContext:
@@ -166,13 +165,21 @@ class _PyLayerNode(Node):
         self.cls, self.ctx = cls, ctx
 
     def backward(self, out_grads: dict) -> dict:
+        return self._run(out_grads, recorded=False)
+
+    def backward_recorded(self, out_grads: dict) -> dict:
+        """create_graph=True: the user's backward runs with the tape on, on Tensors, so the
+        gradients it returns can be differentiated again (through the ops it calls)."""
+        return self._run(out_grads, recorded=True)
+
+    def _run(self, out_grads: dict, recorded: bool) -> dict:
         grads = []
         for name, tensor in self.outputs.items():
             g = out_grads.get(name)
             if g is None and self.ctx._materialize_grads:
                 g = np.zeros_like(tensor._value)
-            grads.append(None if g is None else Tensor(g))
-        with no_grad():
+            grads.append(None if g is None else g if isinstance(g, Tensor) else Tensor(g))
+        with enable_grad() if recorded else no_grad():
             result = self.cls.backward(self.ctx, *grads)
         results = list(result) if isinstance(result, (list, tuple)) else [result]
         if len(results) != len(self.inputs):
@@ -181,10 +188,10 @@ class _PyLayerNode(Node):
                 f"took {len(self.inputs)} Tensor input(s): return one gradient per Tensor input "
                 f"of forward, in order (None for an input without gradient)",
                 _at(self.cls, "backward"))
-        return {name: self._checked(i, g, x)
+        return {name: self._checked(i, g, x, recorded)
                 for i, (g, (name, x)) in enumerate(zip(results, self.inputs))}
 
-    def _checked(self, i: int, g, x: Tensor):
+    def _checked(self, i: int, g, x: Tensor, recorded: bool = False):
         if g is None:
             return None
         if not isinstance(g, (Tensor, np.ndarray)):
@@ -199,6 +206,8 @@ class _PyLayerNode(Node):
             raise GradError(f"{self.cls.__name__}.backward: gradient #{i} is "
                             f"{dtypes.name_of(value.dtype)}, but input #{i} is "
                             f"{dtypes.name_of(x.dtype)}; cast it", _at(self.cls, "backward"))
+        if recorded:
+            return g if isinstance(g, Tensor) else Tensor(value)
         return value
 
 
@@ -214,7 +223,7 @@ class StaticPyLayerContext(PyLayerContext):
 
     @staticmethod
     def _visible(block, v):
-        if not isinstance(v, Variable) or block.find_var(v.name) is v:
+        if not isinstance(v, Variable) or block._lookup(v.name, forward=False) is v:
             return v
         return block.create_var(v.name, v.dtype, v.shape)
 
@@ -354,12 +363,45 @@ def jacobian(ys, xs, batch_axis=None):
     return over_xs(ys)
 
 
-Function = PyLayer  # Paddle 3.x's torch-style name for PyLayer
+class Hessian(Jacobian):
+    """The Hessian matrix of `hessian(ys, xs)`: index it (`H[:]`, `H[0, :]`) for Tensors.
 
-UNSUPPORTED = {"hessian": SECOND_ORDER}
+    Without a batch axis it is [xs.size, xs.size]; with batch_axis=0 [B, N, N], N = xs.size / B.
+    """
+
+
+def hessian(ys, xs, batch_axis=None):
+    """d^2 ys / d xs^2 from the eager tape: the Jacobian of grad(ys, xs, create_graph=True).
+
+    ys holds one element (batch_axis=None) or one per batch row (batch_axis=0, shape [B] or
+    [B, 1]). Returns a `Hessian`, or for a tuple of xs a tuple of tuples of them (block
+    (i, j) is d^2 ys / d xs[i] d xs[j]).
+
+    Example:
+        >>> H = pyir.autograd.hessian((x * x * x).sum(), x); H[:]   # diag(6x)
+    """
+    if batch_axis not in (None, 0):
+        raise GradError(f"hessian: batch_axis must be None or 0, got {batch_axis!r}")
+    if not isinstance(ys, Tensor):
+        raise GradError(f"hessian: ys must be one eager Tensor, got {type(ys).__name__}")
+    if batch_axis is None and ys.size != 1:
+        raise GradError(f"hessian: ys must hold one element when batch_axis is None (it has "
+                        f"{ys.size}); reduce it (e.g. .sum()) or pass batch_axis=0")
+    if batch_axis == 0 and (ys.ndim not in (1, 2) or (ys.ndim == 2 and ys.shape[1] != 1)):
+        raise GradError(f"hessian with batch_axis=0: ys must have shape [B] or [B, 1], got "
+                        f"{ys.shape}")
+    many = isinstance(xs, (list, tuple))
+    inputs = list(xs) if many else [xs]
+    total = run_op("reduce_sum", {"X": ys}, {"reduce_all": True, "dim": []})["Out"]
+    grads = grad([total], inputs, create_graph=True, allow_unused=True)
+    blocks = tuple(tuple(Hessian(_jacobian_matrix(g if g is not None else Tensor(
+        np.zeros_like(xi._value)), xj, batch_axis)) for xj in inputs)
+        for g, xi in zip(grads, inputs))
+    return blocks if many else blocks[0][0]
+
+
+Function = PyLayer  # Paddle 3.x's torch-style name for PyLayer
 
 __all__ = ["PyLayer", "PyLayerContext", "StaticPyLayerContext", "backward", "grad", "no_grad",
            "Function", "enable_grad", "set_grad_enabled", "saved_tensors_hooks", "jacobian",
-           "Jacobian", "is_grad_enabled"]
-
-__getattr__ = module_getattr(__name__, UNSUPPORTED)
+           "Jacobian", "hessian", "Hessian", "is_grad_enabled"]

@@ -18,11 +18,13 @@ The only op types named here are Paddle's choices for constant gradients: `fill_
 
 from __future__ import annotations
 
+import warnings
 
 from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
-from .framework import Block, Operator, Parameter, Program, Variable
+from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, Block, OpView, Operator, Parameter,
+                        Program, Variable)
 from .grad_accumulate import (Entry, accumulate, in_names, is_grad, out_names,
                               prefix_outputs, rename_args, repeat_prefix)
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
@@ -30,6 +32,11 @@ from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
 GRAD, EMPTY = GRAD_SUFFIX, EMPTY_VAR
 CONSTANT_OP = "fill_constant"
 LIKE_OP = "fill_any_like"
+
+
+class GradientCutWarning(UserWarning):
+    """An op on the way from a trainable value to the loss has no backward (a py_func without
+    backward_func): no gradient passes it, so what lies before it is not trained."""
 
 
 # --- names -------------------------------------------------------------------------------
@@ -131,13 +138,15 @@ def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -
     ops = _relevant_ops(block, [t.name for t in targets], inputs, no_grad)
     produced = {name for s in seeds for name in out_names(s.op)}
     produced.update(renames or {})
-    entries = seeds + _make_grad_ops(ops, produced, no_grad, block)
-    entries = accumulate(entries, block.idx)
+    keep = {name for s in seeds for name in out_names(s.op)} | set(renames or {})
+    higher = _higher_order(program, block, ops, keep)
+    made = _make_grad_ops(ops, produced, no_grad, block, higher)
+    _warn_about_cuts(block, ops, made, produced, no_grad)
+    entries = accumulate(seeds + made, block.idx)
     if renames:
         for entry in entries:
             rename_args(entry.op, renames, outputs=False)
-    keep = {name for s in seeds for name in out_names(s.op)} | set(renames or {})
-    prefix = repeat_prefix(program, block, entries, keep)
+    prefix = None if higher else repeat_prefix(program, block, entries, keep)
     if prefix:
         prefix_outputs(entries, prefix, keep)
     _append(block, entries)
@@ -182,14 +191,65 @@ def _has_rule(op: Operator) -> bool:
     return opdef.grad is not None and opdef.io is None
 
 
-def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block) -> list:
+class _Higher:
+    """A pass that differentiates grad ops (gradients of gradients): a value may be named
+    like a gradient (`y@GRAD`, written by the earlier pass) while this pass names the gradient
+    of `y` `y@GRAD` too. A rule reads values only from its op's own slots, so a name that is
+    one of the op's own is the value; any other gradient name is this pass's. As Paddle does,
+    each gradient this pass writes is renamed `grad/...` as soon as it is made, and the ops
+    made later read it under the new name."""
+
+    def __init__(self, prefix: str, keep: set):
+        self.prefix, self.keep, self.renamed = prefix, keep, {}
+
+    def rename(self, g: GradOp, op: Operator) -> None:
+        own = set(op.input_arg_names) | set(op.output_arg_names)
+        for names in g.inputs.values():
+            names[:] = [n if n in own else self.renamed.get(n, n) for n in names]
+        for names in g.outputs.values():
+            for i, n in enumerate(names):
+                if is_grad(n) and n not in self.keep and n != EMPTY:
+                    names[i] = self.renamed[n] = self.prefix + n
+
+
+def _higher_order(program: Program, block: Block, ops: list, keep: set):
+    """A `_Higher` when the ops to differentiate write gradients themselves, else None."""
+    if not any(is_grad(n) for op in ops for n in op.output_arg_names):
+        return None
+    times = max(getattr(program, "_appending_grad_times", 0) + 1, 2)
+    program._appending_grad_times = times
+    return _Higher("grad/" * times, keep)
+
+
+class _Partial(OpView):
+    """An op as a higher-order rule sees it: outputs whose gradient nothing produces are
+    `@EMPTY@`, so the rule leaves their terms out (as eager mode does)."""
+
+    def __init__(self, op: Operator, outputs: dict):
+        self.type, self.inputs, self.attrs, self.block = op.type, op.inputs, op.attrs, op.block
+        self.outputs, self.idx = outputs, getattr(op, "idx", None)
+
+
+def _with_absent_grads(op: Operator, produced: set, higher: "_Higher | None"):
+    def flows(name: str) -> bool:
+        g = grad_var_name(name)
+        return (higher.renamed.get(g, g) if higher is not None else g) in produced
+
+    outputs = {slot: [n if flows(n) else EMPTY for n in names]
+               for slot, names in op.outputs.items()}
+    return op if outputs == op.outputs else _Partial(op, outputs)
+
+
+def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block,
+                   higher: _Higher | None = None) -> list:
     """Call each op's rule, last op first; keep ops that compute a wanted gradient. A rule
     asking for a sub-block's gradient (`BlockGrad`) gets a new block, a child of `into`."""
     entries = []
     for op in reversed(ops):
         opdef = _opdef(op)
         try:
-            made = opdef.grad(op, opdef)
+            made = opdef.grad(_with_absent_grads(op, produced, higher)
+                              if getattr(opdef.grad, "absent_grads_ok", False) else op, opdef)
         except GradError:
             raise  # a rule's own refusal already says what is wrong and where
         except Exception as e:
@@ -204,10 +264,14 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block) -> list:
             _drop_unwanted_outputs(g, gdef, no_grad)
             if not out_names(g):
                 continue
-            grad_ins = [n for n in in_names(g) if is_grad(n)]
+            own = set()
+            if higher is not None:
+                higher.rename(g, op)
+                own = set(op.input_arg_names) | set(op.output_arg_names)
+            grad_ins = [n for n in in_names(g) if is_grad(n) and n not in own]
             if grad_ins and not any(n in produced for n in grad_ins):
                 continue  # no gradient flows into this op: it would only compute zeros
-            entries += _fill_missing_inputs(g, gdef, produced, op)
+            entries += _fill_missing_inputs(g, gdef, produced, op, own)
             produced.update(out_names(g))
             for name, value in g.attrs.items():
                 if isinstance(value, BlockGrad):
@@ -216,11 +280,48 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block) -> list:
     return entries
 
 
+def _warn_about_cuts(block: Block, ops: list, entries: list, produced: set,
+                     no_grad: set) -> None:
+    """Warn about each op that a gradient reaches but that passes none on (its rule made no
+    grad op) while an input of it depends on a trainable value: everything upstream of it
+    silently gets no gradient through it."""
+    passed = {id(e.forward) for e in entries}
+    trainable = _depends_on_trainable(block, no_grad)
+    for op in ops:
+        if id(op) in passed or not any(grad_var_name(n) in produced
+                                       for n in op.output_arg_names):
+            continue
+        cut = [n for n in op.input_arg_names if n in trainable]
+        if cut:
+            fn = op.attrs.get("forward_callable") or (
+                f"<paddle callable id {op.attrs['forward_callable_id']}>"
+                if op.attrs.get("forward_callable_id", -1) >= 0 else None)
+            what = f"op #{op.idx} {op.type}" + (f" (callable {fn!r})" if fn else "")
+            warnings.warn(GradientCutWarning(
+                f"{what} has no backward, so no gradient flows through it to "
+                f"{', '.join(map(repr, cut))} and what they are computed from; give it a "
+                f"backward (py_func's backward_func, a pylayer backward_fn) or this part is "
+                f"not trained"), stacklevel=4)
+
+
+def _depends_on_trainable(block: Block, no_grad: set) -> set:
+    """Names in `block` computed (through any op) from a trainable parameter or from a
+    variable with stop_gradient=False that no op writes."""
+    written = {n for op in block.ops for n in op.output_arg_names}
+    reached = {v.name for v in block.vars.values()
+               if grad_var_name(v.name) not in no_grad and v.name not in written}
+    for op in block.ops:
+        if any(n in reached for n in op.input_arg_names):
+            reached.update(n for n in op.output_arg_names
+                           if grad_var_name(n) not in no_grad)
+    return reached
+
+
 def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> int:
     """A new block (child of `into`, backward of `request.block`) holding the grad ops of the
-    sub-block's ops, from the gradients of its targets to those of its inputs; the forward
-    values its grad ops read are declared in it too (their values come from the forward
-    run's step scope)."""
+    sub-block's ops, from the gradients of its targets to those of its inputs. The forward
+    values its grad ops read stay declared in the forward block only, found through
+    `forward_block_idx` (their values come from the forward run's step scope)."""
     program = op.block.program
     forward = program.blocks[request.block]
     with program.sub_block(into.idx) as grad_block:
@@ -229,12 +330,8 @@ def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> 
         produced = {grad_var_name(n) for n in request.targets}
         entries = accumulate(_make_grad_ops(ops, produced, no_grad, grad_block),
                               grad_block.idx)
-        for entry in entries:
-            for name in in_names(entry.op) + out_names(entry.op):
-                base = strip_grad_suffix(name)
-                if grad_block.find_var(base) is None and forward.find_var(base) is not None:
-                    fwd = forward.find_var(base)
-                    grad_block.create_var(base, fwd.dtype, fwd.shape)
+        # The forward values its grad ops read are found through forward_block_idx (not
+        # declared again: in Paddle a declaration here would hide the forward run's value).
         _append(grad_block, entries)
     return grad_block.idx
 
@@ -259,7 +356,8 @@ def _drop_unwanted_outputs(g: GradOp, gdef, no_grad: set) -> None:
             g.outputs[slot] = [n for n in names if n not in no_grad and n != EMPTY]
 
 
-def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
+def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator,
+                         values: set = frozenset()) -> list:
     """Handle gradient inputs no op produces (outputs nothing downstream uses).
 
     An optional list slot keeps the name (its kernel sees None, as Paddle's py_func does), an
@@ -268,7 +366,7 @@ def _fill_missing_inputs(g: GradOp, gdef, produced: set, op: Operator) -> list:
     """
     zeros = []
     for slot, names in list(g.inputs.items()):
-        missing = [n for n in names if is_grad(n) and n not in produced]
+        missing = [n for n in names if is_grad(n) and n not in produced and n not in values]
         if not missing:
             continue
         spec = gdef.input_slot(slot)
@@ -312,18 +410,52 @@ def _seed_op(target: Variable, role: int) -> Entry:
 def _append(block: Block, entries: list) -> None:
     for entry in entries:
         g = entry.op
-        for name in out_names(g) + [n for n in in_names(g) if is_grad(n)]:
-            if block.find_var(name) is None:
-                _declare_grad_var(block, name)
+        new = [n for n in out_names(g) + [n for n in in_names(g) if is_grad(n)]
+               if block.find_var(n) is None]
+        # a temporary of a higher-order rule has no forward variable: its op's inference
+        inferred = _inferred(block, g) if any(
+            block.find_var(strip_grad_suffix(n)) is None for n in new) else {}
+        for name in new:
+            _declare_grad_var(block, name, inferred.get(name))
         _append_op(block, g, entry.role, entry.forward)
 
 
-def _declare_grad_var(block: Block, name: str) -> Variable:
-    """A gradient variable with its forward variable's dtype and shape (Paddle's flags)."""
+def _inferred(block: Block, g: GradOp) -> dict:
+    """{output name: VarSpec} from the op's inference over its declared inputs ({} when an
+    input's dtype or shape is unknown)."""
+    gdef = registry.get(g.type)
+    specs = {}
+    for slot, names in g.inputs.items():
+        spec = gdef.input_slot(slot)
+        vars_ = [block.find_var(n) for n in names if n != EMPTY]
+        if spec is None or any(v is None or v.dtype is None or v.shape is None for v in vars_):
+            return {}
+        made = [registry.VarSpec(tuple(v.shape), v.dtype) for v in vars_]
+        specs[slot] = made if spec.duplicable else (made[0] if made else None)
+    try:
+        outs = binding.infer_outputs(gdef, specs, registry.resolved_attrs(gdef, g.attrs), None)
+    except Exception:  # noqa: BLE001 - inference is a best effort here: unknown stays unknown
+        return {}
+    found = {}
+    for slot, names in g.outputs.items():
+        value = outs.get(slot)
+        for name, spec in zip(names, value if isinstance(value, list) else [value]):
+            if spec is not None:
+                found[name] = spec
+    return found
+
+
+def _declare_grad_var(block: Block, name: str, spec=None) -> Variable:
+    """A gradient variable with its forward variable's dtype and shape (Paddle's flags), or
+    those `spec` gives when there is no forward variable."""
     fwd = block.find_var(strip_grad_suffix(name))
-    var = Variable(block, name, None if fwd is None else fwd.dtype,
-                   None if fwd is None else fwd.shape, persistable=None, stop_gradient=False,
-                   lod_level=0)
+    if fwd is None and spec is not None:
+        dtype, shape = spec.dtype, spec.shape
+    else:
+        dtype, shape = (None, None) if fwd is None else (fwd.dtype, fwd.shape)
+    is_array = fwd is not None and fwd.type == DENSE_TENSOR_ARRAY
+    var = Variable(block, name, dtype, shape, persistable=None, stop_gradient=False,
+                   lod_level=0, type=DENSE_TENSOR_ARRAY if is_array else DENSE_TENSOR)
     return block.add_var(var)
 
 

@@ -47,6 +47,14 @@ class _RunScope:
 RUN_SCOPE = _RunScope()
 
 
+@dataclass(frozen=True)
+class Current:
+    """Stands for the value variable `name` holds when the step runs (None before any step
+    or feed gave it one): `write_to_array` gets its array's prior value so (plan.PRIOR_PARAM)."""
+
+    name: str
+
+
 @dataclass(eq=False)
 class Generated:
     run: object                 # run(env, scope_vars) -> the fetched values, in order
@@ -215,6 +223,8 @@ class _Writer:
         """`value` as source: a literal when it is one, else a bound constant."""
         if value is RUN_SCOPE:
             return "scope_vars"
+        if value.__class__ is Current:
+            return self.read(value.name) or "None"
         if type(value) in _LITERAL_TYPES or (type(value) is float and math.isfinite(value)):
             return repr(value)
         return self.const(value, prefix + "c")

@@ -23,7 +23,7 @@ from .builder import emit
 from .dispatch import out as _out
 from .eager import Tensor
 from .errors import BuildError, Where
-from .framework import STEP_SCOPES, Block, Variable, default_main_program
+from .framework import DENSE_TENSOR_ARRAY, STEP_SCOPES, Block, Variable, default_main_program
 from .ops.pylayer import block_reads, block_writes
 from .pylayer import flatten, map_structure
 from .tensor.creation import full
@@ -124,6 +124,9 @@ def _branch(conditions: list, fn):
     inputs = _outer_reads(inside, parent)
     outputs = [parent.find_var(n) for n in sorted(block_writes(inside))
                if parent.find_var(n) is not None]
+    # A tensor array the branch writes is an input too: the write updates its prior value.
+    given = {v.name for v in inputs}
+    inputs += [v for v in outputs if v.type == DENSE_TENSOR_ARRAY and v.name not in given]
     scope = parent.create_var(type=STEP_SCOPES)
     emit("conditional_block", {"Cond": conditions, "Input": inputs},
          {"sub_block": inside.idx, "is_scalar_condition": True},

@@ -25,6 +25,7 @@ from .device import CPUPlace
 from .tensor_format import format_value
 from .errors import GradError, KernelError, PyirError, Where
 from .framework import OpView, Variable
+from .ops._double_grad import PADDLE_HIGHER_ORDER
 from .registry import EMPTY_VAR, grad_name
 
 _grad_enabled = [True]
@@ -350,7 +351,9 @@ class Node:
     """A recorded step: input Tensors by local name, outputs by local name.
 
     Subclasses implement `backward(out_grads) -> {input name: array | None}`, where
-    `out_grads` maps each output name to its gradient array (None if none flowed back).
+    `out_grads` maps each output name to its gradient array (None if none flowed back), and
+    `backward_recorded(out_grads)`, the same over Tensors with the work recorded on the tape
+    (what `grad(..., create_graph=True)` runs).
     """
 
     def __init__(self, inputs: list, outputs: dict):
@@ -367,6 +370,10 @@ class Node:
     def backward(self, out_grads: dict) -> dict:
         raise NotImplementedError
 
+    def backward_recorded(self, out_grads: dict) -> dict:
+        raise GradError(f"{type(self).__name__} cannot record its backward: "
+                        f"create_graph=True is not supported through it")
+
 
 class _OpNode(Node):
     """An eager op: its gradient is its registry rule's grad ops, run with their kernels."""
@@ -374,15 +381,40 @@ class _OpNode(Node):
     def __init__(self, opdef, stand_in: _StandIn, inputs: list, outputs: dict):
         super().__init__(inputs, outputs)
         self.opdef, self.stand_in = opdef, stand_in
+        # Higher-order rules (pyir/ops/_double_grad.py) skip the terms of outputs that got no
+        # gradient, which they see as `@EMPTY@`; other rules get zeros for them.
+        self._absent_ok = getattr(opdef.grad, "absent_grads_ok", False)
 
     def backward(self, out_grads: dict) -> dict:
         env = {name: t._value for name, t in self.inputs}
         env.update({name: t._value for name, t in self.outputs.items()})
         for name, g in out_grads.items():
-            env[grad_name(name)] = np.zeros_like(env[name]) if g is None else g
-        for gop in self.opdef.grad(self.stand_in, self.opdef):
+            if g is not None or not self._absent_ok:
+                env[grad_name(name)] = np.zeros_like(env[name]) if g is None else g
+        for gop in self.opdef.grad(self._view(out_grads), self.opdef):
             _run_grad_op(gop, env, self.opdef.type)
         return {name: env.get(grad_name(name)) for name, _ in self.inputs}
+
+    def backward_recorded(self, out_grads: dict) -> dict:
+        """The grad ops run as eager ops (`run_op`), so the tape records them: the gradients
+        returned are Tensors that can be differentiated again (their grad ops' own rules)."""
+        env = dict(self.inputs)
+        env.update(self.outputs)
+        for name, g in out_grads.items():
+            if g is not None or not self._absent_ok:
+                env[grad_name(name)] = Tensor(np.zeros_like(env[name]._value)) if g is None \
+                    else g
+        for gop in self.opdef.grad(self._view(out_grads), self.opdef):
+            _run_grad_op_recorded(gop, env, self.opdef.type)
+        return {name: env.get(grad_name(name)) for name, _ in self.inputs}
+
+    def _view(self, out_grads: dict) -> _StandIn:
+        if not self._absent_ok or all(g is not None for g in out_grads.values()):
+            return self.stand_in
+        s = self.stand_in
+        outputs = {slot: [n if out_grads.get(n) is not None else EMPTY_VAR for n in names]
+                   for slot, names in s.outputs.items()}
+        return _StandIn(s.type, s.inputs, outputs, s.attrs)
 
 
 def _run_grad_op(gop, env: dict, forward_type: str) -> None:
@@ -395,7 +427,16 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
               for slot, names in gop.inputs.items()}
     # Makers copy the forward op's attributes; the grad kernel takes the ones it declares.
     attrs = binding.kernel_attrs(gdef, gop.attrs, where, GradError)
-    results = gdef.kernel(*binding.kernel_args(gdef, values), *attrs.values())
+    args = binding.kernel_args(gdef, values)
+    try:
+        results = gdef.kernel(*args, *attrs.values())
+    except PyirError:
+        raise
+    except Exception as e:
+        shapes = ", ".join(f"{slot}={[list(np.shape(v)) for v in vs if v is not None]}"
+                           for slot, vs in values.items())
+        raise KernelError(f"the gradient of op {forward_type} failed on inputs ({shapes}): "
+                          f"{type(e).__name__}: {e}", where) from e
     for slot, names in gop.outputs.items():
         value = results.get(slot)
         if value is None:
@@ -406,55 +447,123 @@ def _run_grad_op(gop, env: dict, forward_type: str) -> None:
                 env[name] = np.asarray(v)
 
 
+def _run_grad_op_recorded(gop, env: dict, forward_type: str) -> None:
+    """Run one grad op through `run_op` on the Tensors in `env` (recording it when an input
+    needs a gradient); refuse a grad op that has no gradient rule of its own, since its
+    result would silently count as a constant."""
+    gdef = registry.get(gop.type)
+    where = Where(op_type=gop.type)
+    if gdef.runtime:
+        raise GradError(f"the gradient of op {forward_type} ({gop.type}) needs a program; it "
+                        f"cannot run in eager mode", where)
+    inputs = {slot: [env[n] for n in names if n != EMPTY_VAR and env.get(n) is not None]
+              for slot, names in gop.inputs.items()}
+    if gdef.grad is None and _grad_enabled[0] and any(
+            not t.stop_gradient for ts in inputs.values() for t in ts):
+        raise GradError(_no_rule_message(gop.type, forward_type), where)
+    attrs = {k: v for k, v in gop.attrs.items() if gdef.attr_spec(k) is not None}
+    outs = run_op(gop.type, inputs, attrs)
+    for slot, names in gop.outputs.items():
+        value = outs.get(slot)
+        if value is None:
+            continue
+        values = value if gdef.output_slot(slot).duplicable else [value]
+        for name, v in zip(names, values):
+            if name != EMPTY_VAR and v is not None:
+                env[name] = v
+
+
+def _no_rule_message(grad_type: str, forward_type: str) -> str:
+    paddle = ("Paddle 3.3.1 has one; pyir does not yet" if grad_type in PADDLE_HIGHER_ORDER
+              else "Paddle 3.3.1 has none either")
+    what = f"op {grad_type}" if grad_type == forward_type else \
+        f"op {grad_type} (the gradient of {forward_type})"
+    return (f"create_graph=True: {what} has no gradient rule of its own, so its result cannot "
+            f"be differentiated again ({paddle}); use create_graph=False if you do not need "
+            f"higher-order gradients")
+
+
 # --- the tape walk -------------------------------------------------------------------------
-def walk_tape(roots: list, capture: dict | None = None, retain: bool = False) -> dict:
-    """Propagate gradients from `roots` [(tensor, grad array)] down the tape.
+def walk_tape(roots: list, capture: dict | None = None, retain: bool = False,
+              create_graph: bool = False) -> dict:
+    """Propagate gradients from `roots` [(tensor, grad)] down the tape.
 
     Returns {id(leaf): (leaf, grad)} for leaves with stop_gradient=False. With `capture`
     ({id(tensor): tensor}), the gradients of those tensors are stored in capture's values
     instead: capture[id] becomes (tensor, grad or None). Hooks (`register_hook`) see each
     tensor's whole gradient; with `retain`, non-leaves that asked (`retain_grads`) keep it.
+
+    Gradients are arrays, or with `create_graph` Tensors whose computation is itself recorded
+    on the tape (each node's `backward_recorded`, partial gradients summed by a recorded
+    `sum` op), so they can be differentiated again.
     """
     pending: dict = {}
     leaves: dict = {}
+    add = _add_recorded if create_graph else _add_arrays
 
     def give(tensor: Tensor, grad) -> None:
         if grad is None or tensor.stop_gradient:
             return
         key = (tensor._node.seq, tensor._slot) if tensor._node is not None else id(tensor)
         if key in pending:
-            pending[key] = pending[key] + grad
+            pending[key] = add(pending[key], grad)
         else:
             pending[key] = grad
             if tensor._node is None:
                 leaves[id(tensor)] = tensor
 
     for tensor, grad in roots:
-        give(tensor, np.asarray(grad, dtype=tensor.dtype))
+        give(tensor, _seed(tensor, grad, create_graph))
+    with np.errstate(**dtypes.IEEE_QUIETLY):  # grad kernels as run_op's: IEEE, no warnings
+        _propagate(roots, pending, give, capture, retain, create_graph)
+    return {k: (t, _hooked(t, pending[k], create_graph)) for k, t in leaves.items()}
+
+
+def _propagate(roots, pending, give, capture, retain, create_graph) -> None:
     for node in _nodes_newest_first([t for t, _ in roots]):
         out_grads = {name: pending.pop((node.seq, name), None) for name in node.outputs}
         for name, tensor in node.outputs.items():
             if out_grads[name] is not None:
-                out_grads[name] = _hooked(tensor, out_grads[name])
+                out_grads[name] = _hooked(tensor, out_grads[name], create_graph)
                 if retain and tensor._retain:
-                    _accumulate(tensor, out_grads[name])
+                    _accumulate(tensor, array_of(out_grads[name]))
         if capture is not None:
             for name, tensor in node.outputs.items():
                 if id(tensor) in capture:
                     capture[id(tensor)] = (tensor, out_grads[name])
         if all(g is None for g in out_grads.values()):
             continue
-        in_grads = node.backward(out_grads)
+        in_grads = node.backward_recorded(out_grads) if create_graph else \
+            node.backward(out_grads)
         for name, tensor in node.inputs:
             give(tensor, in_grads.get(name))
-    return {k: (t, _hooked(t, pending[k])) for k, t in leaves.items()}
 
 
-def _hooked(tensor: Tensor, grad):
+def _seed(tensor: Tensor, grad, create_graph: bool):
+    if create_graph:
+        if isinstance(grad, Tensor) and grad.dtype == tensor.dtype:
+            return grad
+        return Tensor(np.asarray(array_of(grad), dtype=tensor.dtype))
+    return np.asarray(array_of(grad), dtype=tensor.dtype)
+
+
+def _add_arrays(a, b):
+    return a + b
+
+
+def _add_recorded(a: Tensor, b: Tensor) -> Tensor:
+    return run_op("sum", {"X": [a, b]})["Out"]
+
+
+def _hooked(tensor: Tensor, grad, create_graph: bool = False):
     for hook in tensor._hooks:
-        result = hook(Tensor(grad))
+        result = hook(grad if create_graph else Tensor(grad))
         if result is not None:
-            grad = np.asarray(array_of(result), dtype=grad.dtype)
+            if create_graph:
+                grad = result if isinstance(result, Tensor) else Tensor(
+                    np.asarray(result, dtype=grad.dtype))
+            else:
+                grad = np.asarray(array_of(result), dtype=grad.dtype)
     return grad
 
 
@@ -489,24 +598,36 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
          only_inputs: bool = True, allow_unused: bool = False, no_grad_vars=None) -> list:
     """The gradients of sum(outputs) w.r.t. `inputs`, without touching any `.grad`.
 
+    With `create_graph=True` the backward pass is recorded on the tape like forward ops, so
+    the gradients (stop_gradient=False) can be differentiated again: a gradient penalty,
+    a Hessian-vector product, d2y/dx2 (docs/autograd.md).
+
     Example:
-        >>> (dx,) = pyir.grad([y], [x])
+        >>> (dx,) = pyir.grad([y], [x], create_graph=True)
+        >>> (d2x,) = pyir.grad([dx.sum()], [x])
     """
     outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
     seeds = grad_outputs if isinstance(grad_outputs, (list, tuple)) else [grad_outputs] * len(
         outputs)
-    roots = [(o, np.ones_like(o._value) if g is None else array_of(g))
-             for o, g in zip(outputs, seeds)]
+    for t in outputs + inputs:
+        if not isinstance(t, Tensor):
+            raise GradError(f"grad() works on eager Tensors; got a {type(t).__name__} (in "
+                            f"static mode use pyir.static.gradients)")
+    roots = [(o, np.ones_like(o._value) if g is None else g) for o, g in zip(outputs, seeds)]
     capture: dict = {id(t): (t, None) for t in inputs}
-    leaves = walk_tape(roots, capture)
+    with enable_grad() if create_graph else contextlib.nullcontext():
+        leaves = walk_tape(roots, capture, create_graph=bool(create_graph))
     result = []
     for t in inputs:
         found = leaves.get(id(t), capture[id(t)])[1]
         if found is None and not allow_unused:
             raise GradError(f"an input of grad() ({t.name}) is not used to compute the outputs; "
                             f"pass allow_unused=True to get None for it")
-        result.append(None if found is None else Tensor(found))
+        if found is None or create_graph:
+            result.append(found)
+        else:
+            result.append(Tensor(found))
     return result
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from .device import CPUPlace
 from .errors import PyirError
 from .framework import Program, Variable, default_main_program
+from .ops import tensor_array
 from .plan import Plan, compile_plan
 
 
@@ -212,9 +213,12 @@ class Executor:
             raise PyirError(f"Executor.run expects a Program, got {type(program).__name__}")
         feed = feed or {}
         fetch_names = tuple([f if type(f) is str else _name_of(f) for f in fetch_list or ()])
-        results = run_plan(compile_plan(program, tuple(feed), fetch_names), feed,
-                           scope or _global_scope)
-        return results if return_numpy else [_LoDTensorLike(r) for r in results]
+        plan = compile_plan(program, tuple(feed), fetch_names)
+        results = run_plan(plan, feed, scope or _global_scope)
+        for i in plan.fetched_arrays:  # a tensor array comes back as a list, as in Paddle
+            results[i] = tensor_array.unbox(results[i]).to_list()
+        return results if return_numpy else [r if isinstance(r, list) else _LoDTensorLike(r)
+                                              for r in results]
 
     def close(self) -> None:
         pass

@@ -222,17 +222,22 @@ class Block:
         raise BuildError(f"no variable {name!r} in block {self.idx} or its ancestors",
                          Where(block=self.idx, var=name))
 
-    def _lookup(self, name: str) -> Variable | None:
+    def _lookup(self, name: str, forward: bool = True) -> Variable | None:
         """`name` in this block or its parents (at most one visit per block, so a malformed
-        parent chain cannot loop)."""
-        block, steps = self, len(self.program.blocks)
+        parent chain cannot loop); then, for a gradient block, in its forward block, whose
+        values a `while_grad` / `conditional_block_grad` reads from the forward run (Paddle
+        declares them there only)."""
+        blocks = self.program.blocks
+        block, steps = self, len(blocks)
         while block is not None and steps >= 0:
             if name in block.vars:
                 return block.vars[name]
             parent = block.parent_idx
-            block = self.program.blocks[parent] if 0 <= parent < len(self.program.blocks) \
-                else None
+            block = blocks[parent] if 0 <= parent < len(blocks) else None
             steps -= 1
+        fwd = self.forward_block_idx
+        if forward and fwd is not None and 0 <= fwd < len(blocks) and fwd != self.idx:
+            return blocks[fwd]._lookup(name, forward=False)
         return None
 
     def find_var(self, name: str) -> Variable | None:

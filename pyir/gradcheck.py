@@ -26,6 +26,7 @@ import numpy as np
 from . import dtypes, registry
 from .backward import gradients, grad_var_name
 from .differentiation import differentiate
+from .eager import Tensor, grad as eager_grad, run_op
 from .builder import as_list, emit
 from .errors import CallableError, GradError, KernelError
 from .executor import Executor, Scope
@@ -287,5 +288,95 @@ def coverage_problems(ops: dict | None = None) -> list[str]:
     return problems
 
 
+# --- higher orders (eager) ---------------------------------------------------------------------
+def check_higher_order(op_type: str, example: registry.Example, order: int = 2,
+                       eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-6,
+                       seed: int = 0) -> list[GradResult]:
+    """Check the rules of op `op_type`'s grad ops (order 2), or of theirs (order 3), on one
+    example, eagerly in float64 through `grad(..., create_graph=True)`.
+
+    s_1 = sum_o sum(out_o * w_o) with random weights w_o; s_(k+1) = sum_i sum(g_i * v_ki),
+    g the gradient of s_k w.r.t. the float inputs and the weights, v_k fixed random
+    directions. The analytic gradient of s_order (the recorded backward differentiated once
+    more) is compared with central differences of s_order, which only needs order - 1
+    levels of rules: so order 2 tests each grad op's own rule against the first-order rules.
+
+    Returns:
+        One GradResult per float input and per weight.
+    Raises:
+        GradError: a grad op on the way has no rule of its own (the create_graph refusal).
+    """
+    opdef = registry.get(op_type)
+    inputs, wrt = {}, {}
+    for slot in opdef.inputs:
+        value = example.inputs.get(slot.name)
+        if value is None:
+            continue
+        arrays = [np.asarray(a) for a in (value if isinstance(value, (list, tuple)) else [value])]
+        for i, a in enumerate(arrays):
+            if dtypes.is_float(a.dtype) and not slot.no_grad:
+                wrt[f"{slot.name}{i}"] = a.astype(np.float64)
+        inputs[slot.name] = (slot, arrays)
+    attrs = {k: FP64 if k in _DTYPE_ATTRS and v == FP32 else v for k, v in example.attrs.items()}
+    rng = np.random.default_rng(seed)
+    probe = _higher_outputs(op_type, opdef, inputs, wrt, attrs)
+    for name, value in probe.items():
+        wrt[f"w@{name}"] = rng.standard_normal(value.shape)
+    directions = [{n: rng.standard_normal(v.shape) for n, v in wrt.items()}
+                  for _ in range(order - 1)]
+
+    def scalar(values: dict, analytic: bool):
+        tensors = {n: Tensor(v, stop_gradient=False) for n, v in values.items()}
+        outs = _higher_outputs(op_type, opdef, inputs, tensors, attrs, as_tensors=True)
+        s = _dot([(outs[n], tensors[f"w@{n}"]) for n in probe])
+        names = list(tensors)
+        for k in range(order - 1):
+            grads = eager_grad([s], [tensors[n] for n in names], create_graph=True,
+                               allow_unused=True)
+            terms = [(g, Tensor(directions[k][n])) for n, g in zip(names, grads) if g is not None]
+            s = _dot(terms)
+        if not analytic:
+            return float(s.numpy())
+        grads = eager_grad([s], [tensors[n] for n in names], allow_unused=True)
+        return {n: np.zeros_like(values[n]) if g is None else g.numpy()
+                for n, g in zip(names, grads)}
+
+    analytic = scalar(wrt, analytic=True)
+    results = []
+    for name in wrt:
+        numeric = _numeric_grad(lambda feed: scalar(feed, analytic=False), wrt, name, eps,
+                                np.arange(wrt[name].size))
+        results.append(compare(name, f"d^{order}/d{name}", analytic[name],
+                               numeric.reshape(wrt[name].shape), rtol, atol))
+    return results
+
+
+def _higher_outputs(op_type, opdef, inputs: dict, values: dict, attrs: dict,
+                    as_tensors: bool = False) -> dict:
+    """Run the op eagerly on the example's inputs with `values` in place of the float ones;
+    {output name: its float output} (arrays, or Tensors with `as_tensors`)."""
+    args = {}
+    for slot_name, (slot, arrays) in inputs.items():
+        items = [values.get(f"{slot_name}{i}", a) for i, a in enumerate(arrays)]
+        args[slot_name] = items if slot.duplicable else items[0]
+    outs = run_op(op_type, args, attrs)
+    found = {}
+    for slot in opdef.outputs:
+        if slot.extra or slot.name not in outs:
+            continue
+        items = outs[slot.name] if slot.duplicable else [outs[slot.name]]
+        for i, t in enumerate(items):
+            if dtypes.is_float(t.dtype):
+                found[f"{slot.name}{i}"] = t if as_tensors else t.numpy()
+    return found
+
+
+def _dot(pairs: list) -> Tensor:
+    """sum over (a, b) of sum(a * b), recorded on the eager tape."""
+    parts = [run_op("reduce_sum", {"X": run_op("elementwise_mul", {"X": a, "Y": b})["Out"]},
+                    {"reduce_all": True, "dim": []})["Out"] for a, b in pairs]
+    return parts[0] if len(parts) == 1 else run_op("sum", {"X": parts})["Out"]
+
+
 __all__ = ["GradResult", "check_op_example", "check_program_gradients", "to_float64",
-           "compare", "coverage_problems"]
+           "compare", "coverage_problems", "check_higher_order"]

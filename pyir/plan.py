@@ -17,6 +17,7 @@ to release after. The Plan's `run(env, scope_vars)` is the generated function.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from functools import partial
 
 import numpy as np
@@ -24,11 +25,16 @@ import numpy as np
 from . import binding, codegen, dtypes, registry
 from .checker import check_program
 from .errors import CheckError, FeedError, Interrupted, KernelError, PyirError, Where
-from .framework import Program
+from .framework import DENSE_TENSOR_ARRAY, Program
+from .ops import tensor_array
 from .registry import EMPTY_VAR, GRAD_SUFFIX
 
 # A kernel's runtime parameter of this name gets the running plan's scope values.
 SCOPE_PARAM = "scope_vars"
+# One of this name gets the value the op's `Out` variable holds when the step runs (None
+# before anything gave it one): Paddle's write_to_array updates its array in place, pyir's
+# kernel computes the updated array from this prior value (pyir/ops/tensor_array.py).
+PRIOR_PARAM = "prior_out"
 
 
 @dataclass(eq=False)
@@ -53,6 +59,7 @@ class Plan:
     feed_targets: tuple = ()         # a saved program's inputs by `col` (feed ops)
     fetch_targets: tuple = ()        # a saved program's outputs by `col` (fetch ops)
     feed_checks: dict = field(default_factory=dict)  # name -> codegen.FeedCheck
+    fetched_arrays: tuple = ()       # positions in `fetches` of tensor arrays (boxed)
     generated: codegen.Generated | None = None
 
     @property
@@ -85,12 +92,18 @@ class Plan:
         body, a branch), whose floating-point settings are already in force."""
         try:
             return self.generated.run(env, scope_vars)
-        except KeyboardInterrupt as e:
-            step, _ = self._step_raising(e.__traceback__)
+        except (KeyboardInterrupt, Exception) as e:
+            self.reraise(e)
+
+    def reraise(self, error: BaseException):
+        """Raise `error`, which `generated.run` raised, as `execute_nested` reports it (a loop
+        kernel calls `generated.run` itself, once per iteration, and this on failure)."""
+        if isinstance(error, KeyboardInterrupt):
+            step, _ = self._step_raising(error.__traceback__)
             raise Interrupted("interrupted (Ctrl-C) while running",
                               step.where if step is not None else None) from None
-        except Exception as e:
-            raise self.failure(e) from (e.__cause__ if isinstance(e, PyirError) else e)
+        raise self.failure(error) from (error.__cause__ if isinstance(error, PyirError)
+                                        else error)
 
     def failure(self, error: Exception) -> PyirError:
         """`error`, raised while running, as a PyirError naming its step (and variable)."""
@@ -178,12 +191,16 @@ def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> 
             raise CheckError(f"cannot fetch {name!r}: no such variable (variables: "
                              f"{_some(block.vars)})", where0.with_(var=name))
     ops = _select_ops(block, set(feeds), fetches)
-    steps = []
+    steps, step_ops = [], []
     produced = set(feeds)
     reads_from_scope: dict[str, None] = {}
     writes: dict[str, None] = {}
     for index, op in ops:
         opdef = registry.lookup(op.type)
+        for name in _unwritten_arrays(block, op, produced):
+            steps.append(_new_array_step(name, where0.with_(op_index=index, op_type=op.type)))
+            step_ops.append(_Writes((), (name,)))
+            produced.add(name)
         for name in op.input_arg_names:
             var = block.find_var(name)
             if name not in produced and var is not None and var.persistable:
@@ -195,6 +212,7 @@ def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> 
         produced.update(op.output_arg_names)
         steps.append(_make_step(program, op, opdef, where0.with_(op_index=index,
                                                                  op_type=op.type)))
+        step_ops.append(op)
     for name in fetches:
         if name in produced:
             continue
@@ -204,11 +222,13 @@ def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> 
             raise CheckError(f"cannot fetch {name!r}: no op computes it and it is not fed "
                              f"(inputs: {', '.join(feeds) or 'none'})", where0.with_(var=name))
     keep = set(fetches) | set(writes) | set(reads_from_scope)
-    _release_lists(steps, [op for _, op in ops], keep)
+    _release_lists(steps, step_ops, keep)
     feed_targets = tuple(io_targets(program, "feed"))
     checks = {name: _feed_check(program, block, name, feed_targets) for name in feeds}
     plan = Plan(tuple(steps), feeds, tuple(reads_from_scope), tuple(writes), fetches,
-                feed_targets, tuple(io_targets(program, "fetch")), checks)
+                feed_targets, tuple(io_targets(program, "fetch")), checks,
+                tuple(i for i, name in enumerate(fetches)
+                      if block.find_var(name).type == DENSE_TENSOR_ARRAY))
     plan.generated = plan._generate()
     return plan
 
@@ -227,7 +247,7 @@ def _feed_check(program: Program, block, name: str, feed_targets: tuple) -> code
                                   if v.need_check_feed]
         raise FeedError(f"fed {name!r}, which is not a variable of the program (its inputs: "
                         f"{', '.join(inputs) or 'none'})", where)
-    dtype = var.dtype
+    dtype = _declared_dtype(block, name)
     if not var.need_check_feed or dtype is None:
         return codegen.FeedCheck(None, None, partial(_converted_feed, dtype=dtype))
     shape = tuple(int(d) for d in var.shape)
@@ -305,6 +325,8 @@ def _make_step(program: Program, op, opdef, where: Where) -> Step:
             outs.append((slot.name, names[0], dts[0]))
     if SCOPE_PARAM in opdef.runtime:
         attrs[SCOPE_PARAM] = codegen.RUN_SCOPE
+    if PRIOR_PARAM in opdef.runtime:
+        attrs[PRIOR_PARAM] = codegen.Current(op.output("Out")[0])
     missing = [name for name in opdef.runtime if name not in attrs]
     if missing:
         raise CheckError(f"op {op.type}: prepare() gave no value for runtime parameter "
@@ -313,9 +335,37 @@ def _make_step(program: Program, op, opdef, where: Where) -> Step:
     return Step(where, opdef.kernel, values, tuple(args), tuple(outs))
 
 
+class _Writes(NamedTuple):
+    """The names a step that is no program op (a new empty array) uses, for _release_lists."""
+
+    input_arg_names: tuple
+    output_arg_names: tuple
+
+
+def _unwritten_arrays(block, op, produced: set) -> list:
+    """The tensor arrays `op` reads that no feed or earlier op gave a value: they start
+    empty, as Paddle's scope creates every variable of a block before running it."""
+    found = []
+    for name in op.input_arg_names:
+        var = block.find_var(name)
+        if name not in produced and var is not None and var.type == DENSE_TENSOR_ARRAY \
+                and not var.persistable and name not in found:
+            found.append(name)
+    return found
+
+
+def _new_empty_array():
+    return {"Out": tensor_array.box(tensor_array.EMPTY)}
+
+
+def _new_array_step(name: str, where: Where) -> Step:
+    return Step(where.with_(var=name), _new_empty_array, (), (), (("Out", name, None),))
+
+
 def _declared_dtype(block, name):
+    """The dtype a value of `name` must have; none for a tensor array (a boxed TensorArray)."""
     var = block.find_var(name)
-    return None if var is None else var.dtype
+    return None if var is None or var.type == DENSE_TENSOR_ARRAY else var.dtype
 
 
 def _release_lists(steps: list, ops: list, keep: set) -> None:

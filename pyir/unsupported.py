@@ -64,9 +64,6 @@ AUDIO = "short-time Fourier transforms (stft/istft) are not supported yet (paddl
 SAMPLING_KERNEL = "top_p_sampling is a fused GPU decoding kernel; use sort, cumsum and multinomial"
 DYGRAPH_ONLY = ("only eager Tensors have it: a static Variable has no value or gradient until "
                 "an Executor runs the program")
-SECOND_ORDER = ("second-order eager gradients are not supported: pyir's tape does not record "
-                "its own backward (grad(create_graph=True)); use autograd.jacobian of an "
-                "analytic gradient")
 BFLOAT16 = ("bfloat16 tensors are not supported (numpy has no bfloat16 arithmetic); use "
             "float16 or float32")
 TENSOR_ARRAY = ("tensor arrays (LoDTensorArray) are not supported in pyir's static mode; use "

@@ -16,7 +16,7 @@ LAYERS = [
     ("base types", ["errors", "dtypes", "_proto", "unsupported", "device", "input_spec",
                     "reader", "tensor_format", "op_index", "op_attrs_paddle"]),
     ("IR and registry", ["registry", "framework", "binding", "random"]),
-    ("kernels and files", ["ops", "serialize", "printer", "callables", "params"]),
+    ("kernels and files", ["ops", "serialize", "printer", "dot_graph", "callables", "params"]),
     ("planning and running", ["checker", "codegen", "plan", "executor"]),
     ("building and differentiating", ["builder", "backward", "grad_accumulate", "gradcheck",
                                       "eager", "targets",
@@ -26,7 +26,7 @@ LAYERS = [
                         "regularizer",
                         "static", "fluid", "base", "io", "files", "training", "differentiate",
                         "metric", "jit", "serialization", "signal", "vision", "fft", "signal",
-                        "distribution", "control_flow"]),
+                        "distribution", "control_flow", "distributed"]),
     ("the package and its command line", ["__init__", "__main__", "cli"]),
 ]
 

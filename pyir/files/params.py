@@ -315,16 +315,19 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def open_npz(path: str, where: Where, error=FormatError, what: str = "the file"):
-    """A `zipfile.ZipFile` of `path`, or a one-line error for a missing or non-zip file."""
+def open_npz(path, where: Where, error=FormatError, what: str = "the file"):
+    """A `zipfile.ZipFile` of `path` (or a binary file object), or a one-line error for a
+    missing or non-zip file."""
     try:
         return zipfile.ZipFile(path)
     except FileNotFoundError:
         raise error(f"{what}: no such file", where) from None
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError,
             RuntimeError) as e:
-        with contextlib.suppress(OSError):
-            with open(path, "rb") as f:
+        with contextlib.suppress(OSError, TypeError, ValueError):
+            with (open(path, "rb") if isinstance(path, str) else contextlib.nullcontext(path)
+                  ) as f:
+                f.seek(0)
                 if f.read(len(NPY_MAGIC)) == NPY_MAGIC:
                     raise error(f"{what} is an .npy array, not an .npz (zip) archive",
                                 where) from None

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 from dataclasses import dataclass, field
 from typing import Callable
@@ -23,7 +24,8 @@ from ..errors import FeedError, PyirError, Where
 from ..executor import Executor, Scope
 from ..ops.control_flow import max_loop_steps as loop_limit
 from ..training import run_steps
-from .inference import persistable_names
+from .export import forward_part
+from .inference import persistable_names, pruned_to
 from .model import LoadedModel, load_model, state_updates
 from .params import ZIP_MAGIC, npz_members, open_npz, read_npy, read_npz_member, write_params
 
@@ -79,15 +81,16 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
             memory_limit(max_memory):
         loaded = load_model(model, params=params, scope=scope)
         _check_params_found(loaded, model)
-        feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(
-            feeds, list(loaded.feed_names), model, _declared_inputs(loaded))
         fetch_names = list(fetches) or list(loaded.fetch_names)
         if not fetch_names:
             raise PyirError("the file records no outputs (fetch ops); name them with --fetch",
                             Where(file=model))
+        program, inputs = (loaded.program, list(loaded.feed_names)) if steps is not None \
+            else scored_program(loaded, fetches)
+        feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(
+            feeds, inputs, model, declared=_declared_inputs(loaded))
         if steps is None:
-            results = Executor().run(loaded.program, feed=feed, fetch_list=fetch_names,
-                                     scope=scope)
+            results = Executor().run(program, feed=feed, fetch_list=fetch_names, scope=scope)
             return RunResult(dict(zip(fetch_names, results)), loaded, scope)
         if not state_updates(loaded.program):
             raise PyirError("--steps trains a training program, but no op of this one updates a "
@@ -99,6 +102,18 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
                             fetch_list=fetch_names[1:], batch_size=batch_size, on_step=report)
     return RunResult({n: trained.last[n] for n in fetch_names}, loaded, scope, loss,
                      trained.losses)
+
+
+def scored_program(loaded: LoadedModel, fetches=()) -> tuple:
+    """(program, its inputs) that `pyir run MODEL --fetch ...` (and `pyir map`) runs: the
+    whole program, or for named values of a training program only the forward ops they need
+    (no update, no label the loss alone reads)."""
+    program, inputs = loaded.program, list(loaded.feed_names)
+    if fetches and state_updates(program):
+        program = pruned_to(forward_part(program), list(fetches))
+        reads = {n for op in program.global_block().ops for n in op.input_arg_names}
+        inputs = [n for n in inputs if n in reads]
+    return program, inputs
 
 
 def _declared_inputs(loaded: LoadedModel) -> dict:
@@ -154,13 +169,16 @@ def save_params(loaded: LoadedModel, scope: Scope, path: str | None = None) -> l
 
 
 # --- feed files ------------------------------------------------------------------------------
-def read_feeds(specs, inputs: list[str], model: str, declared=None) -> dict:
+def read_feeds(specs, inputs: list[str], model: str, data: dict | None = None,
+               declared: dict | None = None) -> dict:
     """Turn `--feed` strings into {input name: array}.
 
     Rules: `NAME=FILE.npy` binds NAME; a bare `FILE.npz` binds each array to the input of the
     same name; a bare `FILE.npy` binds to the program's only input. Every input must be bound
-    exactly once, and only inputs may be bound. `declared` ({input: (dtype, shape)}) is
-    checked against each array's header before its data is read.
+    exactly once, and only inputs may be bound. `data` ({bare FILE: its bytes}) reads those
+    files from bytes read elsewhere (a worker of `pyir map` gets the bytes, not the path).
+    `declared` ({input: (dtype, shape)}) is checked against each array's header before its
+    data is read.
 
     Example:
         >>> read_feeds(("x=x.npy",), ["x"], "model.pb")["x"].shape
@@ -168,7 +186,8 @@ def read_feeds(specs, inputs: list[str], model: str, declared=None) -> dict:
     """
     feed: dict[str, np.ndarray] = {}
     for spec in specs:
-        for name, value in _feed_items(spec, inputs, model, declared):
+        for name, value in _feed_items(spec, inputs, model, declared,
+                                       (data or {}).get(spec)):
             if name not in inputs:
                 raise FeedError(f"--feed {spec}: the program has no input {name!r} (its inputs: "
                                 f"{', '.join(inputs) or 'none'})", Where(file=model, var=name))
@@ -184,25 +203,27 @@ def read_feeds(specs, inputs: list[str], model: str, declared=None) -> dict:
     return feed
 
 
-def _feed_items(spec: str, inputs: list[str], model: str, declared=None):
+def _feed_items(spec: str, inputs: list[str], model: str, declared=None,
+                data: bytes | None = None):
     name, sep, path = spec.partition("=")
-    if sep and not os.path.exists(spec):
+    if sep and data is None and not os.path.exists(spec):
         if not name:
             raise FeedError(f"--feed {spec}: expected NAME=FILE.npy", Where(file=model))
         return [(name, _load_array(path, spec, model, name, declared))]
     if spec.endswith(".npz"):
-        return _load_npz(spec, model, inputs, declared)
+        return _load_npz(spec, model, inputs, declared, data)
     if len(inputs) != 1:
         raise FeedError(f"--feed {spec}: a bare .npy binds to the only input, but the program "
                         f"has {len(inputs)} ({', '.join(inputs) or 'none'}); use "
                         f"--feed NAME=FILE.npy or an .npz", Where(file=model))
-    return [(inputs[0], _load_array(spec, spec, model, inputs[0], declared))]
+    return [(inputs[0], _load_array(spec, spec, model, inputs[0], declared, data))]
 
 
-def _load_array(path: str, spec: str, model: str, name: str, declared) -> np.ndarray:
+def _load_array(path: str, spec: str, model: str, name: str, declared,
+                data: bytes | None = None) -> np.ndarray:
     where = Where(file=model, var=name)
     try:
-        f = open(path, "rb")
+        f = open(path, "rb") if data is None else io.BytesIO(data)
     except FileNotFoundError:
         raise FeedError(f"--feed {spec}: no such file {path!r}", Where(file=model)) from None
     except OSError as e:
@@ -213,15 +234,18 @@ def _load_array(path: str, spec: str, model: str, name: str, declared) -> np.nda
             raise FeedError(f"--feed {spec}: {path!r} is an .npz archive; pass it without "
                             f"NAME=", Where(file=model))
         f.seek(0)
-        return read_npy(f, os.fstat(f.fileno()).st_size, where, FeedError,
+        size = len(data) if data is not None else os.fstat(f.fileno()).st_size
+        return read_npy(f, size, where, FeedError,
                         what=f"--feed {spec}", check=_feed_check(name, declared, where))
 
 
-def _load_npz(path: str, model: str, inputs: list[str], declared) -> list:
+def _load_npz(path: str, model: str, inputs: list[str], declared,
+              data: bytes | None = None) -> list:
     """(name, array) for each member; a member that is no input is refused before any member
     is decompressed, each member's header is checked against its input's declaration before
     its data is, and each member's read error names it."""
-    with open_npz(path, Where(file=model), FeedError, f"--feed {path}") as archive:
+    source = path if data is None else io.BytesIO(data)
+    with open_npz(source, Where(file=model), FeedError, f"--feed {path}") as archive:
         members = npz_members(archive)
         stray = [k for k in members if k not in inputs]
         if stray:

@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes
 from .. import random as pyir_random
 from ..registry import Example, GradOp, VarSpec, register_op
+from ._double_grad import unary_rule
 from ..registry import EMPTY_VAR, GRAD_SUFFIX, grad_name  # noqa: F401  (re-exported for op modules)
 
 
@@ -117,7 +118,7 @@ def default_grad(grad_type: str, uses=None, out_grads=None, in_grads=None, keep_
 
 # --- op families -------------------------------------------------------------------------------
 def register_unary(name: str, forward, derivative, doc: str, example_inputs: list, module: str,
-                   uses: str = "X", keep_dtype: bool = False, **options) -> None:
+                   uses: str = "X", keep_dtype: bool = False, second=None, **options) -> None:
     """Register an attribute-free elementwise op `name` (X -> Out) and `name_grad`.
 
     Args:
@@ -128,6 +129,9 @@ def register_unary(name: str, forward, derivative, doc: str, example_inputs: lis
         module: the family module declaring the op (its `__name__`); the kernels report it
             as theirs, so the registry still says which family an op belongs to.
         keep_dtype: cast forward's result back to X's dtype.
+        second: `second(rule, v, attrs)` -> d f'(v) / dv (a `_double_grad.Sym`, a number, or
+            None for zero), v the `uses` value: gives `name_grad` its own gradient rule
+            (`_double_grad.unary_rule`), so higher-order gradients go through the op.
         options: more `register_op` keywords (e.g. `no_extra_attrs=True`).
 
     Example:
@@ -155,6 +159,7 @@ def register_unary(name: str, forward, derivative, doc: str, example_inputs: lis
     kernel.__module__ = grad_kernel.__module__ = module
     register_op(f"{name}_grad", inputs=[uses, "Out@GRAD"], outputs=["X@GRAD"],
                 infer=same_as(uses, out="X@GRAD"), grad_of=name, doc=f"gradient of {name}",
+                grad=None if second is None else unary_rule(f"{name}_grad", uses, second),
                 )(grad_kernel)
 
 

@@ -8,12 +8,13 @@ import numpy as np
 from ._helpers import rand, rand_positive, register_unary
 
 
-def _unary(name, forward, derivative, doc, uses="X", positive=False):
+def _unary(name, forward, derivative, doc, uses="X", positive=False, second=None):
     """`register_unary` with examples in [-1, 1] (or [0.5, 2] when `positive`): float32 3x4 and
-    float64 2x3x5."""
+    float64 2x3x5. `second(rule, v, attrs)` is the derivative of the derivative factor (see
+    `register_unary`), which gives the grad op its own gradient rule."""
     make = rand_positive if positive else rand
     register_unary(name, forward, derivative, doc, [make(3, 4), make(2, 3, 5).astype("float64")],
-                   module=__name__, uses=uses)
+                   module=__name__, uses=uses, second=second)
 
 
 def _rounded_from_double(fn):
@@ -33,14 +34,19 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-_unary("tanh", np.tanh, lambda out, g: g * (1.0 - out * out), "Out = tanh(X)", uses="Out")
-_unary("exp", _rounded_from_double(np.exp), lambda out, g: g * out, "Out = exp(X)", uses="Out")
+# `second=`: d f'(v) / dv in terms of v (X or Out), for the grad op's own rule (higher order).
+_unary("tanh", np.tanh, lambda out, g: g * (1.0 - out * out), "Out = tanh(X)", uses="Out",
+       second=lambda r, out, a: out * -2.0)
+_unary("exp", _rounded_from_double(np.exp), lambda out, g: g * out, "Out = exp(X)", uses="Out",
+       second=lambda r, out, a: 1.0)
 _unary("sigmoid", sigmoid, lambda out, g: g * out * (1.0 - out), "Out = 1 / (1 + exp(-X))",
-       uses="Out")
+       uses="Out", second=lambda r, out, a: out.scale(-2.0, 1.0))
 _unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-       lambda out, g: g * (out > 0), "Out = max(X, 0)", uses="Out")
-_unary("log", _rounded_from_double(np.log), lambda x, g: g / x, "Out = ln(X)", positive=True)
+       lambda out, g: g * (out > 0), "Out = max(X, 0)", uses="Out",
+       second=lambda r, out, a: None)
+_unary("log", _rounded_from_double(np.log), lambda x, g: g / x, "Out = ln(X)", positive=True,
+       second=lambda r, x, a: x.square().apply("reciprocal").scale(-1.0))
 _unary("sqrt", np.sqrt, lambda out, g: g * 0.5 / out, "Out = sqrt(X)", uses="Out",
-       positive=True)
-_unary("square", np.square, lambda x, g: g * 2.0 * x, "Out = X^2")
-_unary("abs", np.abs, lambda x, g: g * np.sign(x), "Out = |X|")
+       positive=True, second=lambda r, out, a: out.square().apply("reciprocal").scale(-0.5))
+_unary("square", np.square, lambda x, g: g * 2.0 * x, "Out = X^2", second=lambda r, x, a: 2.0)
+_unary("abs", np.abs, lambda x, g: g * np.sign(x), "Out = |X|", second=lambda r, x, a: None)

@@ -15,8 +15,10 @@ import math
 
 import numpy as np
 
+from ..errors import GradError
 from ..registry import Attr, Example, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import double_grad
 from ._helpers import default_grad, rand, same_as, unbroadcast
 from .activation import sigmoid
 from .unary_math import erf
@@ -34,11 +36,14 @@ def _positional(params, args, kwargs):
 
 
 def _activation(name, attrs, uses, forward, derivative, reference, doc, scale=1.0,
-                variants=(), **options):
+                variants=(), second=None, **options):
     """Register `name` (X -> Out) and `name_grad` (uses + Out@GRAD -> X@GRAD).
 
     forward(x, *attrs); derivative(g, *used values, *attrs); reference(x, **attrs) is the
     examples' independent expectation. `scale` widens the example inputs to reach the kinks.
+    `second(r, values, t, attrs)` gives the grad op its own rule (higher-order gradients):
+    with t = ddX * dOut, it returns {used slot: its gradient} (t * d f'/d value, as ops);
+    the gradient of dOut is always the grad op on ddX.
     """
     names = [a.name for a in attrs]
     given = {a.name: a.default for a in attrs}
@@ -65,8 +70,49 @@ def _activation(name, attrs, uses, forward, derivative, reference, doc, scale=1.
                 examples=examples, **options)(_signature(kernel, ["X"] + names))
     register_op(f"{name}_grad", inputs=list(uses) + ["Out@GRAD"], outputs=["X@GRAD"],
                 attrs=attrs, infer=same_as("Out@GRAD", out="X@GRAD"), grad_of=name,
+                grad=None if second is None else _higher(f"{name}_grad", uses, names, second),
                 doc=f"gradient of {name}")(
         _signature(grad_kernel, list(uses) + ["Out_grad"] + names))
+
+
+def _higher(grad_type, uses, attr_names, second):
+    @double_grad
+    def rule(r, attrs):
+        values = {slot: r.input(slot) for slot in uses}
+        g, ddx = r.input("Out@GRAD"), r.out_grad("X@GRAD")
+        if ddx is None:
+            return
+        kept = {k: attrs[k] for k in attr_names if k in attrs}
+        r.give("Out@GRAD", r.emit(grad_type, {**values, "Out@GRAD": ddx}, kept, out="X@GRAD"))
+        for slot, value in second(r, values, ddx * g, attrs).items():
+            r.give(slot, value)
+
+    return rule
+
+
+def _masked_off(r, x, v, at: float = 0.0, scale: float = 1.0):
+    """v where scale * x + at <= 0, else 0: v - relu_grad(scale * x + at, v) (a mask with a
+    rule of its own, so third orders go through it too)."""
+    z = x if (at, scale) == (0.0, 1.0) else x.scale(scale, at)
+    return v - r.emit("relu_grad", {"Out": z, "Out@GRAD": v}, out="X@GRAD")
+
+
+def _silu_second(r, vals, t, attrs):
+    x = vals["X"]
+    s = x.apply("sigmoid")
+    one_minus = s.scale(-1.0, 1.0)
+    return {"X": t * s * one_minus * (x * s.scale(-2.0, 1.0)).scale(1.0, 2.0)}
+
+
+def _gelu_second(r, vals, t, attrs):
+    """f'' = phi(x) (2 - x^2) for the exact gelu; Paddle has no higher order for gelu."""
+    if attrs.get("approximate", False):
+        raise GradError("create_graph=True: gelu_grad with approximate=True has no gradient "
+                        "rule of its own (Paddle 3.3.1 has none either); use the exact gelu "
+                        "or create_graph=False")
+    x = vals["X"]
+    phi = x.square().scale(-0.5).apply("exp").scale(1.0 / math.sqrt(2.0 * math.pi))
+    return {"X": t * phi * x.square().scale(-1.0, 2.0)}
 
 
 def _gelu(x, approximate):
@@ -128,7 +174,8 @@ for _name in ("swish", "silu"):
         lambda x: x * sigmoid(x),
         (lambda g, x: g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))) if _name == "swish" else
         (lambda g, x, out: g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))),
-        lambda x: x / (1 + np.exp(-x)), "Out = X * sigmoid(X)", scale=3.0)
+        lambda x: x / (1 + np.exp(-x)), "Out = X * sigmoid(X)", scale=3.0,
+        second=_silu_second)
 _activation(
     "gelu", [Attr("approximate", T.BOOLEAN, False)], ["X"], _gelu, _gelu_grad,
     lambda x, approximate: np.array(
@@ -136,18 +183,19 @@ _activation(
                          if approximate else math.erf(v / math.sqrt(2)))) for v in x.ravel()]
     ).reshape(x.shape),
     "Out = X * Phi(X) (exact, erf) or 0.5 X (1 + tanh(sqrt(2/pi) (X + 0.044715 X^3)))", scale=3.0,
-    variants=[{"approximate": True}])
+    variants=[{"approximate": True}], second=_gelu_second)
 _activation(
     "leaky_relu", [Attr("alpha", _F, 0.02)], ["X"], lambda x, a: np.where(x > 0, x, a * x),
     lambda g, x, a: g * np.where(x > 0, 1.0, a),
     lambda x, alpha: np.maximum(x, 0) + alpha * np.minimum(x, 0), "Out = X if X > 0 else alpha X",
-    variants=[{"alpha": 0.3}])
+    variants=[{"alpha": 0.3}], second=lambda r, vals, t, attrs: {})
 _activation(
     "elu", [Attr("alpha", _F, 1.0)], ["X", "Out"],
     lambda x, a: np.where(x > 0, x, a * (np.exp(np.minimum(x, 0)) - 1)),
     lambda g, x, out, a: g * np.where(x > 0, 1.0, out + a),
     lambda x, alpha: np.maximum(x, 0) + alpha * np.expm1(np.minimum(x, 0)),
-    "Out = X if X > 0 else alpha (exp(X) - 1)", scale=2.0)
+    "Out = X if X > 0 else alpha (exp(X) - 1)", scale=2.0,
+    second=lambda r, vals, t, attrs: {"Out": _masked_off(r, vals["X"], t)})
 _activation(
     "selu", [Attr("scale", _F, 1.0507009873554805), Attr("alpha", _F, 1.6732632423543772)],
     ["Out"], lambda x, s, a: s * np.where(x > 0, x, a * (np.exp(np.minimum(x, 0)) - 1)),
@@ -161,7 +209,10 @@ _activation(
         [v if v * beta > threshold else math.log(1 + math.exp(beta * v)) / beta
          for v in x.ravel()]).reshape(x.shape),
     "Out = X if beta X > threshold else log(1 + exp(beta X)) / beta", scale=3.0,
-    variants=[{"beta": 2.0, "threshold": 1.5}])
+    variants=[{"beta": 2.0, "threshold": 1.5}], second=lambda r, vals, t, attrs: {
+        "X": _masked_off(r, vals["X"], (lambda s: t * s * s.scale(-1.0, 1.0))(
+            vals["X"].scale(attrs.get("beta", 1.0)).apply("sigmoid")).scale(attrs.get("beta", 1.0)),
+            at=-attrs.get("threshold", 20.0), scale=attrs.get("beta", 1.0))})
 _activation(
     "softsign", [], ["X"], lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) ** 2,
     lambda x: np.array([v / (1 + abs(v)) for v in x.ravel()]).reshape(x.shape),
@@ -300,7 +351,9 @@ _activation(
     lambda g, x, a: g * np.where(x > 0, 1.0, np.exp(np.minimum(x, 0) / a)),
     _listed(lambda v, alpha: v if v > 0 else alpha * (math.exp(v / alpha) - 1)),
     "Out = max(0, X) + min(0, alpha (exp(X / alpha) - 1))", scale=2.0,
-    variants=[{"alpha": 0.5}])
+    variants=[{"alpha": 0.5}], second=lambda r, vals, t, attrs: {"X": _masked_off(
+        r, vals["X"], t * (-(-vals["X"]).apply("relu")).scale(1.0 / attrs.get("alpha", 1.0))
+        .apply("exp").scale(1.0 / attrs.get("alpha", 1.0)))})
 _activation(
     "logsigmoid", [], ["X"], lambda x: -np.logaddexp(0, -x), lambda g, x: g * sigmoid(-x),
     _listed(lambda v: -math.log1p(math.exp(-v))), "Out = log(1 / (1 + exp(-X)))", scale=4.0)

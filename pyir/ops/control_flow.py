@@ -23,10 +23,11 @@ import contextlib
 import numpy as np
 
 from ..errors import CheckError, KernelError, Where
-from ..framework import Operator
+from ..framework import DENSE_TENSOR_ARRAY, Operator
 from ..registry import REQUIRED, Attr, BlockGrad, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import EMPTY_VAR, grad_name
+from ._helpers import EMPTY_VAR, GRAD_SUFFIX, grad_name
+from . import tensor_array
 from .pylayer import StepScope, _holder, block_reads, block_writes
 
 
@@ -45,7 +46,8 @@ def _declared_dtypes(op: Operator, names) -> tuple:
 
 def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
     """The non-persistable names the op's sub-block reads from outside; each must be among
-    the values the op is given."""
+    the values the op is given. A tensor array the block writes is read too: a write
+    updates the array's prior value (pyir/ops/tensor_array.py)."""
     sub = ctx.program.blocks[op.attr("sub_block")]
     feeds = []
     for name in block_reads(sub):
@@ -57,12 +59,28 @@ def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
                              f"op is not given as an input: list it in the op's inputs",
                              ctx.where.with_(var=name))
         feeds.append(name)
+    for name in sorted(block_writes(sub)):
+        var = sub.find_var(name)
+        if var is None or var.type != DENSE_TENSOR_ARRAY or name in sub.vars or name in feeds:
+            continue
+        if name not in given:
+            raise CheckError(f"the sub-block {sub.idx} of {op.type} writes the tensor array "
+                             f"{name!r}, which the op is not given as an input: list it in the "
+                             f"op's inputs", ctx.where.with_(var=name))
+        feeds.append(name)
     return tuple(feeds)
+
+
+def _zeros_like(value):
+    """A zero gradient shaped like `value`: an empty array for a tensor array."""
+    if value.__class__ is np.ndarray and value.dtype == object:
+        return tensor_array.box(tensor_array.EMPTY)
+    return np.zeros_like(value)
 
 
 def _truth(value, where: Where, what: str) -> bool:
     if value.__class__ is np.ndarray and value.size == 1:
-        return bool(value.reshape(()))
+        return bool(value)
     array = np.asarray(value)
     if array.size != 1:
         raise KernelError(f"{what} must hold exactly one value, got shape {list(array.shape)}",
@@ -81,8 +99,12 @@ def _prepare_conditional_block(op: Operator, ctx) -> dict:
     kept = tuple(sorted(n for n in block_writes(sub) if n not in out_names and
                         n in sub.vars and not sub.vars[n].persistable))
     plan = ctx.compile_block(sub.idx, feeds, out_names + kept)
+    # A tensor array the branch writes keeps its value when the branch does not run.
+    kept_arrays = tuple(in_names.index(n) if n in in_names and
+                        getattr(op.block.find_var(n), "type", None) == DENSE_TENSOR_ARRAY
+                        else None for n in out_names)
     return {"plan": plan, "input_names": in_names, "out_dtypes": _declared_dtypes(op, out_names),
-            "where": ctx.where}
+            "unchanged": kept_arrays, "where": ctx.where}
 
 
 @register_op(
@@ -91,19 +113,20 @@ def _prepare_conditional_block(op: Operator, ctx) -> dict:
     outputs=[Slot("Out", duplicable=True, dispensable=True), Slot("Scope")],
     attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_scalar_condition", T.BOOLEAN, False),
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
-    runtime=("plan", "input_names", "out_dtypes", "where", "scope_vars"),
+    runtime=("plan", "input_names", "out_dtypes", "unchanged", "where", "scope_vars"),
     prepare=_prepare_conditional_block,
     grad=lambda op, opdef: _conditional_block_grad_maker(op),
     doc="Out = sub_block(Input) if Cond holds (one true scalar, or every Cond non-empty)",
 )
 def conditional_block(Cond, Input, sub_block, is_scalar_condition, skip_eager_deletion_vars,
-                      plan, input_names, out_dtypes, where, scope_vars):
+                      plan, input_names, out_dtypes, unchanged, where, scope_vars):
     if is_scalar_condition:
         run = _truth(Cond[0], where, "the condition of conditional_block")
     else:
         run = all(np.asarray(c).size > 0 for c in Cond)
     if not run:
-        outs = [_placeholder(dt) for dt in out_dtypes]
+        outs = [_placeholder(dt) if k is None else Input[k]
+                for dt, k in zip(out_dtypes, unchanged)]
         return {"Out": outs, "Scope": _holder(StepScope({}, ()))}
     given = dict(zip(input_names, Input or ()))
     values = plan.execute_nested({name: given[name] for name in plan.feeds}, scope_vars)
@@ -162,13 +185,13 @@ def conditional_block_grad(Cond, Input, Out, Out_grad, Scope, sub_block, is_scal
     else:
         ran = all(np.asarray(c).size > 0 for c in Cond)
     if not ran:
-        return {"Input@GRAD": [np.zeros_like(x) if w else None for x, w in zip(Input, wanted)]}
+        return {"Input@GRAD": [_zeros_like(x) if w else None for x, w in zip(Input, wanted)]}
     env = dict(Scope.item().values)
     env.update(zip(input_names, Input))
     grads = list(Out_grad or ())
     grads += [None] * (len(out_names) - len(grads))
     for name, value, grad in zip(out_names, Out or (), grads):
-        env[grad_name(name)] = np.zeros_like(value) if grad is None else grad
+        env[grad_name(name)] = _zeros_like(value) if grad is None else grad
     missing = [n for n in plan.feeds if n not in env]
     if missing:
         raise KernelError(f"the gradient block reads {missing[0]!r}, which neither the inputs, "
@@ -176,7 +199,7 @@ def conditional_block_grad(Cond, Input, Out, Out_grad, Scope, sub_block, is_scal
                           where.with_(var=missing[0]))
     feed = {n: env[n] for n in plan.feeds}
     values = dict(zip(plan.fetches, plan.execute_nested(feed, scope_vars)))
-    return {"Input@GRAD": [None if not w else np.zeros_like(x) if r is None else values[r]
+    return {"Input@GRAD": [None if not w else _zeros_like(x) if r is None else values[r]
                            for x, r, w in zip(Input, result_names, wanted)]}
 
 
@@ -199,7 +222,7 @@ def _infer_select_input(ctx):
 
 
 @register_op(
-    "select_input",
+    "select_input", no_extra_attrs=True,
     inputs=[Slot("X", duplicable=True), Slot("Mask", no_grad=True)],
     outputs=["Out"],
     infer=_infer_select_input,
@@ -217,7 +240,7 @@ def select_input(X, Mask):
 
 
 @register_op(
-    "select_output",
+    "select_output", no_extra_attrs=True,
     inputs=["X", Slot("Mask", no_grad=True)],
     outputs=[Slot("Out", duplicable=True)],
     runtime=("count",),
@@ -275,18 +298,31 @@ def _prepare_while(op: Operator, ctx) -> dict:
             "where": ctx.where}
 
 
+def _differentiable(op: Operator, name: str) -> bool:
+    """Whether a loop output can carry a gradient (a float tensor or a tensor array; as
+    Paddle, an integer counter or a flag gets no Out@GRAD entry)."""
+    var = op.block.find_var(name)
+    if var is None or var.type == DENSE_TENSOR_ARRAY:
+        return True
+    return var.dtype is not None and np.issubdtype(var.dtype, np.inexact)
+
+
 def _while_grad_maker(op: Operator) -> list:
     """`while_grad` over a new block holding the body's grad ops: run once per iteration,
     last first, it carries the loop variables' gradients back to their values on entry."""
     cond_name = op.input("Condition")[0]
     xs = op.input("X")
-    outs = [n for n in op.output("Out") if n != cond_name]
+    outs = [n for n in op.output("Out") if n != cond_name and _differentiable(op, n)]
+    # Paddle pairs while_grad with its while by X and Out (the condition included), and
+    # names the gradient each Out@GRAD entry carries in `original_output_grad`.
     return [GradOp("while_grad",
-                   {"X": xs, "Out": outs, "Out@GRAD": [grad_name(n) for n in outs],
+                   {"X": xs, "Out": list(op.output("Out")),
+                    "Out@GRAD": [grad_name(n) for n in outs],
                     "StepScopes": op.output("StepScopes")},
                    {"X@GRAD": [grad_name(n) for n in xs]},
                    {"sub_block": BlockGrad(op.attr("sub_block"), tuple(outs), tuple(xs)),
-                    "is_test": op.attr("is_test")})]
+                    "is_test": op.attr("is_test"),
+                    "original_output_grad": [grad_name(n) for n in outs]})]
 
 
 @register_op(
@@ -306,20 +342,24 @@ def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_n
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
     iterations = []  # each iteration's values (what it read and what it computed)
-    feeds, fetches, run = plan.feeds, plan.fetches, plan.execute_nested
-    n_out = len(out_names)
+    feeds, fetches = plan.feeds, plan.fetches
+    # The body's generated function itself, once per iteration (it reads its feeds from
+    # `env` by name); a failure is reported as Plan.execute_nested reports it.
+    run, what = plan.generated.run, f"the while condition {cond_name!r}"
     limit, steps = _max_loop_steps[0], 0
-    while _truth(env[cond_name], where, f"the while condition {cond_name!r}"):
+    while _truth(env[cond_name], where, what):
         steps += 1
         if steps > limit:
             raise KernelError(f"the loop ran past {limit} iterations (its condition "
                               f"{cond_name!r} stayed true); if it is meant to run longer, raise "
                               f"the limit with --max-loop-steps", where)
-        feed = {name: env[name] for name in feeds}
-        values = run(feed, scope_vars)
+        try:
+            values = run(env, scope_vars)
+        except (KeyboardInterrupt, Exception) as e:
+            plan.reraise(e)
         if record:  # the grad ops read a loop variable's value on entry, not its update
-            iterations.append({**dict(zip(fetches, values)), **feed})
-        env.update(zip(out_names, values[:n_out]))
+            iterations.append({**dict(zip(fetches, values)), **{n: env[n] for n in feeds}})
+        env.update(zip(out_names, values))  # the outputs come first among the fetches
     outs = [env[name] if name in env else _placeholder(dt)
             for name, dt in zip(out_names, out_dtypes)]
     return {"Out": outs, "StepScopes": _holder(StepScope({"iterations": iterations},
@@ -335,7 +375,12 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
     feeds = [n for n in block_reads(grad_block)
              if (v := grad_block.find_var(n)) is None or not v.persistable]
     plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
-    return {"plan": plan, "x_names": x_names, "out_names": out_names, "result_names": results,
+    # Which output each Out@GRAD entry is the gradient of (Paddle lists only some outputs'
+    # gradients there; `original_output_grad` names them before any renaming).
+    given = op.attr("original_output_grad") or op.input("Out@GRAD")
+    grad_of = tuple(n[:-len(GRAD_SUFFIX)] if n.endswith(GRAD_SUFFIX) else n for n in given)
+    return {"plan": plan, "x_names": x_names, "out_names": out_names, "grad_of": grad_of,
+            "result_names": results,
             "wanted": tuple(n != EMPTY_VAR for n in op.output("X@GRAD")), "where": ctx.where}
 
 
@@ -345,22 +390,26 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
             Slot("Out", duplicable=True, dispensable=True),
             Slot("Out@GRAD", duplicable=True, dispensable=True), Slot("StepScopes")],
     outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)],
-    attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False)],
-    runtime=("plan", "x_names", "out_names", "result_names", "wanted", "where", "scope_vars"),
+    attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False),
+           Attr("original_output_grad", T.STRINGS, []),
+           Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
+    runtime=("plan", "x_names", "out_names", "grad_of", "result_names", "wanted", "where",
+             "scope_vars"),
     prepare=_prepare_while_grad,
     grad_of="while",
     doc="X@GRAD = the body's gradient run over the iterations, last first",
 )
-def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, out_names,
-               result_names, wanted, where, scope_vars):
+def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, original_output_grad,
+               skip_eager_deletion_vars, plan, x_names, out_names, grad_of, result_names,
+               wanted, where, scope_vars):
     step: StepScope = StepScopes.item()
     X, Out = list(X or ()), list(Out or ())
-    grads = list(Out_grad or ()) + [None] * (len(out_names) - len(Out_grad or ()))
+    given = {name: g for name, g in zip(grad_of, Out_grad or ()) if g is not None}
     # The gradient flowing into the end of the current iteration, per loop output.
-    carried = {name: np.zeros_like(value) if g is None else g
-               for name, value, g in zip(out_names, Out, grads)}
+    carried = {name: given[name] if name in given else _zeros_like(value)
+               for name, value in zip(out_names, Out)}
     loop_vars = set(out_names)
-    totals = {name: np.zeros_like(x) for name, x in zip(x_names, X) if name not in loop_vars}
+    totals = {name: _zeros_like(x) for name, x in zip(x_names, X) if name not in loop_vars}
     for values in reversed(step.values["iterations"]):
         env = dict(values)
         env.update((grad_name(name), g) for name, g in carried.items())
@@ -377,8 +426,10 @@ def while_grad(X, Out, Out_grad, StepScopes, sub_block, is_test, plan, x_names, 
                 entry[name] = g
             elif g is not None:
                 totals[name] = totals[name] + g
-        # A loop output the body does not read gets no gradient from earlier iterations.
-        carried = {name: np.zeros_like(value) if entry.get(name) is None else entry[name]
+        # A loop output the body does not read gets no gradient from earlier iterations; a
+        # tensor array's passes on (a write replaces one entry, Paddle carries the rest).
+        carried = {name: entry[name] if entry.get(name) is not None else
+                   value if value.dtype == object else np.zeros_like(value)
                    for name, value in carried.items()}
     return {"X@GRAD": [None if not w else carried[name] if name in loop_vars else totals[name]
                        for name, w in zip(x_names, wanted)]}

@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import double_grad, linear_rule
 from ._helpers import broadcast_shape, default_grad, rand, same_as, unbroadcast
 
 _I64 = np.dtype(np.int64)
@@ -50,7 +51,8 @@ def lookup_table_v2(Ids, W, padding_idx):
 @register_op(
     "lookup_table_v2_grad", inputs=["Ids", "W", "Out@GRAD"], outputs=["W@GRAD"],
     attrs=[Attr("padding_idx", T.LONG, -1)], infer=same_as("W", out="W@GRAD"),
-    grad_of="lookup_table_v2", doc="dW[i] = sum of dOut rows whose id is i (padding row: 0)",
+    grad_of="lookup_table_v2",
+    grad=linear_rule("lookup_table_v2", x="W", attr_names=("padding_idx",), extra=("Ids",)), doc="dW[i] = sum of dOut rows whose id is i (padding row: 0)",
 )
 def lookup_table_v2_grad(Ids, W, Out_grad, padding_idx):
     dw = np.zeros_like(W)
@@ -170,7 +172,8 @@ def index_select(X, Index, dim):
 
 @register_op("index_select_grad", inputs=["X", "Index", "Out@GRAD"], outputs=["X@GRAD"],
              attrs=[Attr("dim", T.INT, 0)], infer=same_as("X", out="X@GRAD"),
-             grad_of="index_select", doc="dX = scatter-add of dOut along dim at Index")
+             grad_of="index_select", doc="dX = scatter-add of dOut along dim at Index",
+             grad=linear_rule("index_select", attr_names=("dim",), extra=("Index",)))
 def index_select_grad(X, Index, Out_grad, dim):
     dx = np.zeros_like(X)
     moved = np.moveaxis(dx, dim, 0)  # a view: adding into it fills dx
@@ -200,8 +203,19 @@ def where(Condition, X, Y):
     return {"Out": np.where(Condition, X, Y)}
 
 
+def _where_higher(r, attrs):
+    """d dOut = ddX where Condition, else ddY (zeros for one that got no gradient)."""
+    a, b, g = r.out_grad("X@GRAD"), r.out_grad("Y@GRAD"), r.input("Out@GRAD")
+    if a is None and b is None:
+        return
+    zero = g.scale(0.0)
+    r.give("Out@GRAD", r.emit("where", {"Condition": r.input("Condition"),
+                                        "X": zero if a is None else a,
+                                        "Y": zero if b is None else b}))
+
+
 @register_op("where_grad", inputs=["Condition", "X", "Y", "Out@GRAD"],
-             outputs=["X@GRAD", "Y@GRAD"], grad_of="where",
+             outputs=["X@GRAD", "Y@GRAD"], grad_of="where", grad=double_grad(_where_higher),
              doc="dX = dOut where Condition, dY = dOut elsewhere")
 def where_grad(Condition, X, Y, Out_grad):
     zero = np.zeros((), Out_grad.dtype)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import linear_rule
 from ._helpers import default_grad, rand
 from .manipulation import _aux, _axis_value
 
@@ -42,6 +43,7 @@ def gather(X, Index, Axis, axis):
     attrs=[Attr("axis", T.INT, 0)],
     infer=lambda ctx: {"X@GRAD": VarSpec(ctx.input("X").shape, ctx.input("X").dtype)},
     grad_of="gather", doc="dX = dOut scattered back (repeated indices accumulate)",
+    grad=linear_rule("gather", attr_names=("axis",), extra=("Index", "Axis")),
 )
 def gather_grad(X, Index, Axis, Out_grad, axis):
     axis = _axis_value(Axis, axis) % X.ndim
@@ -139,6 +141,8 @@ def slice_(Input, StartsTensor, EndsTensor, StartsTensorList, EndsTensorList, ax
     attrs=_SLICE_ATTRS,
     infer=lambda ctx: {"Input@GRAD": VarSpec(ctx.input("Input").shape, ctx.input("Input").dtype)},
     grad_of="slice", doc="dInput = zeros with dOut written into the sliced region",
+    grad=linear_rule("slice", x="Input", attr_names=[a.name for a in _SLICE_ATTRS],
+                     extra=[s if isinstance(s, str) else s.name for s in _SLICE_INPUTS[1:]]),
 )
 def slice_grad(Input, StartsTensor, EndsTensor, StartsTensorList, EndsTensorList, Out_grad, axes,
                starts, ends, infer_flags, decrease_axis):

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..registry import Attr, Example, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import trilinear_rule
 from ._helpers import broadcast_shape, default_grad, rand, unbroadcast
 
 _MATMUL_ATTRS = [
@@ -85,6 +86,8 @@ def matmul(X, Y, transpose_X, transpose_Y, alpha, Scale_x, Scale_y, Scale_out,
 @register_op(
     "matmul_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
     attrs=_MATMUL_ATTRS, grad_of="matmul",
+    grad=trilinear_rule("matmul", "matmul_grad", "X", "Y", "Out",
+                        ("transpose_X", "transpose_Y", "alpha")),
     doc="d op(X) = alpha * dOut @ op(Y)^T, d op(Y) = alpha * op(X)^T @ dOut, batch unbroadcast",
 )
 def matmul_grad(X, Y, Out_grad, transpose_X, transpose_Y, alpha, Scale_x, Scale_y, Scale_out,
@@ -120,7 +123,8 @@ def bmm(X, Y):
 
 
 @register_op("bmm_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
-             grad_of="bmm", doc="dX = dOut @ Y^T, dY = X^T @ dOut, per batch")
+             grad_of="bmm", grad=trilinear_rule("bmm", "bmm_grad", "X", "Y", "Out"),
+             doc="dX = dOut @ Y^T, dY = X^T @ dOut, per batch")
 def bmm_grad(X, Y, Out_grad):
     return {"X@GRAD": Out_grad @ np.swapaxes(Y, 1, 2), "Y@GRAD": np.swapaxes(X, 1, 2) @ Out_grad}
 
@@ -144,7 +148,8 @@ def dot(X, Y):
 
 
 @register_op("dot_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"],
-             grad_of="dot", doc="dX = dOut * Y, dY = dOut * X (dOut broadcast over the last dim)")
+             grad_of="dot", grad=trilinear_rule("dot", "dot_grad", "X", "Y", "Out"),
+             doc="dX = dOut * Y, dY = dOut * X (dOut broadcast over the last dim)")
 def dot_grad(X, Y, Out_grad):
     g = np.asarray(Out_grad)[..., None]
     return {"X@GRAD": g * Y, "Y@GRAD": g * X}

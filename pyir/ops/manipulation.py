@@ -13,6 +13,7 @@ import numpy as np
 
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import linear_rule
 from ._helpers import default_grad, grad_name, rand
 
 
@@ -125,6 +126,7 @@ def reshape2(X, Shape, ShapeTensor, shape):
 @register_op(
     "reshape2_grad", inputs=[*_RESHAPE_AUX, "XShape", "Out@GRAD"], outputs=["X@GRAD"],
     attrs=[Attr("shape", T.INTS, [])], infer=_infer_from_xshape, grad_of="reshape2",
+    grad=linear_rule("reshape2", attr_names=("shape",), extra=("Shape", "ShapeTensor")),
     doc="dX = dOut reshaped to X's shape",
 )
 def reshape2_grad(Shape, ShapeTensor, XShape, Out_grad, shape):
@@ -149,6 +151,7 @@ def transpose2(X, axis):
 @register_op(
     "transpose2_grad", inputs=["XShape", "Out@GRAD"], outputs=["X@GRAD"],
     attrs=[Attr("axis", T.INTS, [])], infer=_infer_from_xshape, grad_of="transpose2",
+    grad=linear_rule("transpose2", attr_names=("axis",)),
     doc="dX = dOut transposed by the inverse permutation",
 )
 def transpose2_grad(XShape, Out_grad, axis):
@@ -205,6 +208,8 @@ def unsqueeze2(X, AxesTensor, AxesTensorList, axes):
 @register_op(
     "unsqueeze2_grad", inputs=[*_AXES_AUX, "XShape", "Out@GRAD"], outputs=["X@GRAD"],
     attrs=[Attr("axes", T.INTS, [])], infer=_infer_from_xshape, grad_of="unsqueeze2",
+    grad=linear_rule("unsqueeze2", attr_names=("axes",),
+                     extra=("AxesTensor", "AxesTensorList")),
     doc="dX = dOut reshaped to X's shape",
 )
 def unsqueeze2_grad(AxesTensor, AxesTensorList, XShape, Out_grad, axes):
@@ -230,6 +235,7 @@ def squeeze2(X, axes):
 @register_op(
     "squeeze2_grad", inputs=["XShape", "Out@GRAD"], outputs=["X@GRAD"],
     attrs=[Attr("axes", T.INTS, [])], infer=_infer_from_xshape, grad_of="squeeze2",
+    grad=linear_rule("squeeze2", attr_names=("axes",)),
     doc="dX = dOut reshaped to X's shape",
 )
 def squeeze2_grad(XShape, Out_grad, axes):
@@ -273,7 +279,9 @@ def _infer_concat_grad(ctx):
 @register_op(
     "concat_grad", inputs=[Slot("X", duplicable=True), _aux("AxisTensor"), "Out@GRAD"],
     outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)], attrs=[Attr("axis", T.INT, 0)],
-    infer=_infer_concat_grad, grad_of="concat", doc="dX[i] = the slice of dOut X[i] came from",
+    infer=_infer_concat_grad, grad_of="concat",
+    grad=linear_rule("concat", attr_names=("axis",), extra=("AxisTensor",), duplicable=True),
+    doc="dX[i] = the slice of dOut X[i] came from",
 )
 def concat_grad(X, AxisTensor, Out_grad, axis):
     axis = _axis_value(AxisTensor, axis) % Out_grad.ndim
@@ -357,6 +365,7 @@ def stack(X, axis):
     outputs=[Slot("X@GRAD", duplicable=True, dispensable=True)], attrs=[Attr("axis", T.INT, 0)],
     infer=lambda ctx: {"X@GRAD": [VarSpec(x.shape, x.dtype) for x in ctx.input_list("X")]},
     grad_of="stack", doc="dX[i] = dY taken at index i of the stacked axis",
+    grad=linear_rule("stack", out="Y", attr_names=("axis",), duplicable=True),
 )
 def stack_grad(X, Y_grad, axis):
     axis = axis % Y_grad.ndim

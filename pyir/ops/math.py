@@ -13,7 +13,9 @@ import numpy as np
 
 from .. import dtypes
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
+from ..errors import GradError
 from ..registry import AttrType as T
+from ._double_grad import double_grad, self_adjoint_rule
 from . import _special
 from ._helpers import (broadcast_shape, default_grad, grad_name, rand, rand_positive, same_as,
                        unbroadcast)
@@ -143,6 +145,7 @@ def clip(X, Min, Max, min, max):
 @register_op(
     "clip_grad", inputs=[*_CLIP_INPUTS, "Out@GRAD"], outputs=["X@GRAD"], attrs=_CLIP_ATTRS,
     infer=same_as("X", out="X@GRAD"), grad_of="clip",
+    grad=self_adjoint_rule("clip_grad", reads=("X", "Min", "Max"), attr_names=("min", "max")),
     doc="dX = dOut where min <= X <= max, else 0 (the bounds included, as Paddle 3.3.1)",
 )
 def clip_grad(X, Min, Max, Out_grad, min, max):
@@ -152,6 +155,20 @@ def clip_grad(X, Min, Max, Out_grad, min, max):
 
 # --- pow --------------------------------------------------------------------------------------
 _POW_INPUTS = ["X", Slot("FactorTensor", dispensable=True, no_grad=True)]
+
+
+def _pow_higher(r, attrs):
+    """pow_grad's own rule: dX = g f X^(f-1), so d g = pow_grad(X, ddX) and
+    d X = ddX g f (f-1) X^(f-2)."""
+    x, g, a, f = r.input("X"), r.input("Out@GRAD"), r.out_grad("X@GRAD"), attrs.get("factor", 1.0)
+    if a is None:
+        return
+    if r.input("FactorTensor") is not None:
+        raise GradError("create_graph=True: pow with a tensor exponent (FactorTensor) has no "
+                        "higher-order rule in pyir; pass the exponent as a number")
+    r.give("Out@GRAD", r.emit("pow_grad", {"X": x, "Out@GRAD": a}, {"factor": f}, out="X@GRAD"))
+    if f not in (0.0, 1.0):
+        r.give("X", a * g * x.apply("pow", factor=f - 2.0).scale(f * (f - 1.0)))
 
 
 def _factor(FactorTensor, factor):
@@ -177,6 +194,7 @@ def pow_(X, FactorTensor, factor):
 @register_op(
     "pow_grad", inputs=[*_POW_INPUTS, "Out@GRAD"], outputs=["X@GRAD"],
     attrs=[Attr("factor", T.FLOAT, 1.0)], infer=same_as("X", out="X@GRAD"), grad_of="pow",
+    grad=double_grad(_pow_higher),
     doc="dX = dOut * factor * X ** (factor - 1)",
 )
 def pow_grad(X, FactorTensor, Out_grad, factor):

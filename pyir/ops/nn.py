@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import CheckError, KernelError, Where
 from ..registry import OPS, Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import double_grad, trilinear_rule
 from ._helpers import broadcast_shape, default_grad, grad_name, rand, rand_positive, same_as, \
     unbroadcast
 
@@ -54,7 +55,9 @@ def mul(X, Y, x_num_col_dims, y_num_col_dims):
 
 @register_op(
     "mul_grad", inputs=["X", "Y", "Out@GRAD"], outputs=["X@GRAD", "Y@GRAD"], attrs=_MUL_ATTRS,
-    grad_of="mul", doc="dX = dOut @ Y^T, dY = X^T @ dOut (in flattened 2-D form)",
+    grad_of="mul", grad=trilinear_rule("mul", "mul_grad", "X", "Y", "Out",
+                                       ("x_num_col_dims", "y_num_col_dims")),
+    doc="dX = dOut @ Y^T, dY = X^T @ dOut (in flattened 2-D form)",
 )
 def mul_grad(X, Y, Out_grad, x_num_col_dims, y_num_col_dims):
     x2, y2 = _flatten2d(X, x_num_col_dims), _flatten2d(Y, y_num_col_dims)
@@ -174,6 +177,7 @@ def matmul_v2(X, Y, trans_x, trans_y):
     "matmul_v2_grad", inputs=["X", "Y", "Out@GRAD"],
     outputs=[Slot("X@GRAD", dispensable=True), Slot("Y@GRAD", dispensable=True)],
     attrs=_MATMUL_V2_ATTRS, grad_of="matmul_v2",
+    grad=trilinear_rule("matmul_v2", "matmul_v2_grad", "X", "Y", "Out", ("trans_x", "trans_y")),
     doc="dX = dOut @ op(Y)^T, dY = op(X)^T @ dOut, transposed back and summed over broadcasting",
 )
 def matmul_v2_grad(X, Y, Out_grad, trans_x, trans_y):
@@ -238,6 +242,31 @@ def _stable_log_softmax(X, axis):
 _SOFTMAX_ATTRS = [Attr("axis", T.INT, -1)]  # data_format etc. are Paddle "extra" attrs
 
 
+def _row_sum(r, v, axis):
+    return r.emit("reduce_sum", {"X": v}, {"dim": [axis], "keep_dim": True})
+
+
+def _softmax_higher(r, attrs):
+    """dX = o * (g - sum(g o)): d g = softmax_grad(o, a) (the Jacobian is symmetric),
+    d o = a * (g - sum(g o)) - g * sum(a o) (sums along axis)."""
+    o, g, a, axis = r.input("Out"), r.input("Out@GRAD"), r.out_grad("X@GRAD"), attrs.get("axis", -1)
+    if a is None:
+        return
+    r.give("Out@GRAD", r.emit("softmax_grad", {"Out": o, "Out@GRAD": a}, {"axis": axis},
+                              out="X@GRAD"))
+    r.give("Out", a * (g - _row_sum(r, g * o, axis)) - g * _row_sum(r, a * o, axis))
+
+
+def _log_softmax_higher(r, attrs):
+    """dX = g - exp(o) * sum(g): d g = a - sum(a exp(o)), d o = -a * exp(o) * sum(g)."""
+    o, g, a, axis = r.input("Out"), r.input("Out@GRAD"), r.out_grad("X@GRAD"), attrs.get("axis", -1)
+    if a is None:
+        return
+    e = o.apply("exp")
+    r.give("Out@GRAD", a - _row_sum(r, a * e, axis))
+    r.give("Out", -(a * e * _row_sum(r, g, axis)))
+
+
 @register_op(
     "softmax", inputs=["X"], outputs=["Out"], attrs=_SOFTMAX_ATTRS, infer=same_as("X"),
     grad=default_grad("softmax_grad", uses=["Out"]),
@@ -250,7 +279,7 @@ def softmax(X, axis):
 
 @register_op(
     "softmax_grad", inputs=["Out", "Out@GRAD"], outputs=["X@GRAD"], attrs=_SOFTMAX_ATTRS,
-    infer=same_as("Out", out="X@GRAD"), grad_of="softmax",
+    infer=same_as("Out", out="X@GRAD"), grad_of="softmax", grad=double_grad(_softmax_higher),
     doc="dX = Out * (dOut - sum(dOut * Out, axis))",
 )
 def softmax_grad(Out, Out_grad, axis):
@@ -272,6 +301,7 @@ def log_softmax(X, axis):
     "log_softmax_grad", inputs=["Out", "Out@GRAD"], outputs=["X@GRAD"],
     attrs=[Attr("axis", T.INT, -1)], infer=same_as("Out", out="X@GRAD"),
     grad_of="log_softmax", doc="dX = dOut - exp(Out) * sum(dOut, axis)",
+    grad=double_grad(_log_softmax_higher),
 )
 def log_softmax_grad(Out, Out_grad, axis):
     dx = Out_grad - np.exp(Out) * Out_grad.sum(axis=axis, keepdims=True)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import self_adjoint_rule
 from ._helpers import default_grad, rand, rand_positive, rng_for, same_as
 
 EPS = 1e-5
@@ -415,6 +416,8 @@ def dropout(X, Seed, dropout_prob, is_test, fix_seed, seed, dropout_implementati
 @register_op(
     "dropout_grad", inputs=["Mask", "Out@GRAD"], outputs=["X@GRAD"], attrs=_DROPOUT_ATTRS,
     grad_of="dropout", infer=same_as("Out@GRAD", out="X@GRAD"),
+    grad=self_adjoint_rule("dropout_grad", reads=("Mask",),
+                           attr_names=[a.name for a in _DROPOUT_ATTRS]),
     doc="dX = dOut * Mask (/ (1 - p) for upscale_in_train); is_test: dOut * (1 - p) or dOut",
 )
 def dropout_grad(Mask, Out_grad, dropout_prob, is_test, fix_seed, seed, dropout_implementation):

@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import linear_rule
 from ._helpers import default_grad, int_list, rand, same_as
 
 _I64 = np.dtype(np.int64)
@@ -75,6 +76,7 @@ def cumsum(X, axis, flatten, exclusive, reverse):
 
 @register_op("cumsum_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], attrs=_CUMSUM_ATTRS,
              infer=same_as("X", out="X@GRAD"), grad_of="cumsum",
+             grad=linear_rule("cumsum", attr_names=[a.name for a in _CUMSUM_ATTRS]),
              doc="dX = cumsum of dOut in the opposite direction (same exclusive)")
 def cumsum_grad(X, Out_grad, axis, flatten, exclusive, reverse):
     dx = _cumsum(Out_grad, axis, flatten, exclusive, not reverse)

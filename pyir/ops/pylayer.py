@@ -32,8 +32,8 @@ def sub_blocks(op: Operator) -> list[Block]:
 def block_reads(block: Block) -> list[str]:
     """Names the block reads before writing them: its free variables, in first-read order.
 
-    Reads of an op's sub-blocks count too, except names the sub-block declares itself and the
-    op's own outputs and their gradients (a pylayer's backward block gets those from the op).
+    Reads of an op's sub-blocks count too, except names the sub-block declares itself (or its
+    forward block, for a gradient block) and the op's own outputs and their gradients (a pylayer's backward block gets those from the op).
     """
     written: set[str] = set()
     reads: dict[str, None] = {}
@@ -41,12 +41,22 @@ def block_reads(block: Block) -> list[str]:
         names = list(op.input_arg_names)
         given = set(op.output_arg_names) | {grad_name(n) for n in op.output_arg_names}
         for sub in sub_blocks(op):
-            names += [n for n in block_reads(sub) if n not in sub.vars and n not in given]
+            names += [n for n in block_reads(sub) if n not in given and not _own(sub, n)]
         for name in names:
             if name not in written and name != EMPTY_VAR:
                 reads[name] = None
         written.update(op.output_arg_names)
     return list(reads)
+
+
+def _own(block: Block, name: str) -> bool:
+    """Whether `name` is the block's own: declared in it or, for a gradient block, in its
+    forward block (values its op takes from the forward run, not from outside)."""
+    if name in block.vars:
+        return True
+    fwd = block.forward_block_idx
+    blocks = block.program.blocks
+    return fwd is not None and 0 <= fwd < len(blocks) and name in blocks[fwd].vars
 
 
 def block_writes(block: Block) -> set[str]:

@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes
 from ..registry import Attr, Example, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import linear_rule
 from ._helpers import default_grad, rand, same_as
 
 _REDUCE_ATTRS = [Attr("dim", T.INTS, [0]), Attr("keep_dim", T.BOOLEAN, False),
@@ -71,13 +72,16 @@ def _examples(np_reduce):
     ]
 
 
-def _reduce(name, np_reduce, reference, grad_rule, uses_out: bool, doc: str):
+def _reduce(name, np_reduce, reference, grad_rule, uses_out: bool, doc: str,
+            linear: bool = False):
     """Register `reduce_<name>` and `reduce_<name>_grad`.
 
     np_reduce(X, axis=, keepdims=) computes Out; `reference` (numpy's own function) is the
     independent expectation of the examples.
 
     grad_rule(X, Out, dOut_expanded, axes) gives dX; Out arrives expanded like dOut.
+    `linear`: the reduction is linear (sum, mean), so its grad op's own gradient is the
+    reduction of ddX (higher-order gradients, `_double_grad.linear_rule`).
     """
     op_type = f"reduce_{name}"
     uses = ["X", "Out"] if uses_out else ["X"]
@@ -105,6 +109,8 @@ def _reduce(name, np_reduce, reference, grad_rule, uses_out: bool, doc: str):
 
     register_op(f"{op_type}_grad", inputs=[*uses, "Out@GRAD"], outputs=["X@GRAD"],
                 attrs=_REDUCE_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of=op_type,
+                grad=linear_rule(op_type, attr_names=("dim", "keep_dim", "reduce_all"))
+                if linear else None,
                 doc=f"gradient of {op_type}")(grad_from_out if uses_out else grad_from_x)
 
 
@@ -128,9 +134,9 @@ def _share_among_ties(x, out, g, axes):
 
 # ufunc reductions directly: np.sum/np.max/np.min add microseconds of dispatch per call
 _reduce("sum", np.add.reduce, np.sum, lambda x, out, g, axes: g, False,
-        "Out = sum of X over dim")
+        "Out = sum of X over dim", linear=True)
 _reduce("mean", _mean, np.mean, lambda x, out, g, axes: g / _count(x.shape, axes), False,
-        "Out = mean of X over dim")
+        "Out = mean of X over dim", linear=True)
 _reduce("max", np.maximum.reduce, np.max, _share_among_ties, True,
         "Out = max of X over dim (tied maxima share the gradient evenly, as in Paddle 3.3.1)")
 _reduce("min", np.minimum.reduce, np.min, _share_among_ties, True,
@@ -152,7 +158,7 @@ def mean(X):
 
 @register_op(
     "mean_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"], infer=same_as("X", out="X@GRAD"),
-    grad_of="mean", doc="dX = dOut / numel(X) everywhere",
+    grad_of="mean", doc="dX = dOut / numel(X) everywhere", grad=linear_rule("mean"),
 )
 def mean_grad(X, Out_grad):
     dx = np.broadcast_to(np.reshape(Out_grad, ()) / max(X.size, 1), X.shape)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import linear_rule
 from ._helpers import default_grad, rand
 from .manipulation import (_infer_from_xshape, _infer_xshape_op, _reshaped_grad, _xshape_array,
                            _xshape_grad)
@@ -60,6 +61,7 @@ def flatten_contiguous_range(X, start_axis, stop_axis):
 @register_op(
     "flatten_contiguous_range_grad", inputs=["XShape", "Out@GRAD"], outputs=["X@GRAD"],
     attrs=_FLATTEN_ATTRS, infer=_infer_from_xshape, grad_of="flatten_contiguous_range",
+    grad=linear_rule("flatten_contiguous_range", attr_names=("start_axis", "stop_axis")),
     doc="dX = dOut reshaped to X's shape",
 )
 def flatten_contiguous_range_grad(XShape, Out_grad, start_axis, stop_axis):
@@ -98,6 +100,7 @@ def pad(X, paddings, pad_value):
 
 @register_op(
     "pad_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=_PAD_ATTRS, grad_of="pad",
+    grad=linear_rule("pad", attr_names=("paddings",)),  # padded with zeros: linear
     infer=lambda ctx: {"X@GRAD": VarSpec(
         tuple(-1 if d == -1 else d - a - b for d, (a, b) in
               zip(ctx.input("Out@GRAD").shape, _pairs(ctx.attr("paddings")))),
@@ -179,6 +182,8 @@ def pad3d(X, Paddings, paddings, mode, value, data_format):
 @register_op(
     "pad3d_grad", inputs=["X", Slot("Paddings", dispensable=True), "Out@GRAD"],
     outputs=["X@GRAD"], attrs=_PAD3D_ATTRS, grad_of="pad3d",
+    grad=linear_rule("pad3d", attr_names=("paddings", "mode", "data_format"),
+                     extra=("Paddings",)),  # value 0: every mode is linear then
     infer=lambda ctx: {"X@GRAD": VarSpec(ctx.input("X").shape, ctx.input("X").dtype)},
     doc="dX[i] = sum of dOut over the output cells that copy input cell i",
 )

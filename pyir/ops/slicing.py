@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import PyirError
 from ..registry import Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import double_grad, linear_rule
 from ._helpers import default_grad, grad_name, int_list, rand, same_as, unbroadcast
 
 
@@ -115,6 +116,8 @@ def strided_slice(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorL
 @register_op(
     "strided_slice_grad", inputs=["Input", *_SS_TENSORS, "Out@GRAD"], outputs=["Input@GRAD"],
     attrs=_SS_ATTRS, infer=same_as("Input", out="Input@GRAD"), grad_of="strided_slice",
+    grad=linear_rule("strided_slice", x="Input", attr_names=[a.name for a in _SS_ATTRS],
+                     extra=[s.name for s in _SS_TENSORS]),
     doc="dInput = zeros with dOut written into the sliced positions",
 )
 def strided_slice_grad(Input, StartsTensor, StartsTensorList, EndsTensor, EndsTensorList,
@@ -198,7 +201,9 @@ def expand_v2(X, Shape, expand_shapes_tensor, shape):
 
 @register_op("expand_v2_grad", inputs=["X", *_EXPAND_SLOTS, "Out@GRAD"], outputs=["X@GRAD"],
              attrs=[Attr("shape", T.INTS, [])], infer=same_as("X", out="X@GRAD"),
-             grad_of="expand_v2", doc="dX = dOut summed over the broadcast dims")
+             grad_of="expand_v2", doc="dX = dOut summed over the broadcast dims",
+             grad=linear_rule("expand_v2", attr_names=("shape",),
+                              extra=("Shape", "expand_shapes_tensor")))
 def expand_v2_grad(X, Shape, expand_shapes_tensor, Out_grad, shape):
     return {"X@GRAD": unbroadcast(Out_grad, X.shape)}
 
@@ -224,9 +229,19 @@ def expand_as_v2(X, Y, target_shape):
     return {"Out": np.array(np.broadcast_to(X, target))}
 
 
+def _expand_as_higher(r, attrs):
+    """d dOut = ddX expanded like dOut (which has the target's shape)."""
+    dout, ddx = r.input("Out@GRAD"), r.out_grad("X@GRAD")
+    if ddx is None:
+        return
+    r.give("Out@GRAD", r.emit("expand_as_v2", {"X": ddx, "Y": dout},
+                              {"target_shape": list(attrs.get("target_shape", []))}))
+
+
 @register_op("expand_as_v2_grad", inputs=["X", "Out@GRAD"], outputs=["X@GRAD"],
              attrs=[Attr("target_shape", T.INTS, [])], infer=same_as("X", out="X@GRAD"),
-             grad_of="expand_as_v2", doc="dX = dOut summed over the broadcast dims")
+             grad_of="expand_as_v2", doc="dX = dOut summed over the broadcast dims",
+             grad=double_grad(_expand_as_higher))
 def expand_as_v2_grad(X, Out_grad, target_shape):
     return {"X@GRAD": unbroadcast(Out_grad, X.shape)}
 
@@ -269,7 +284,9 @@ def tile(X, RepeatTimes, repeat_times_tensor, repeat_times):
 
 @register_op("tile_grad", inputs=["X", *_TILE_SLOTS, "Out@GRAD"], outputs=["X@GRAD"],
              attrs=[Attr("repeat_times", T.INTS, [])], infer=same_as("X", out="X@GRAD"),
-             grad_of="tile", doc="dX = dOut summed over the copies")
+             grad_of="tile", doc="dX = dOut summed over the copies",
+             grad=linear_rule("tile", attr_names=("repeat_times",),
+                              extra=("RepeatTimes", "repeat_times_tensor")))
 def tile_grad(X, RepeatTimes, repeat_times_tensor, Out_grad, repeat_times):
     repeats = _runtime_ints(RepeatTimes, repeat_times_tensor, repeat_times)
     n = Out_grad.ndim
@@ -336,6 +353,7 @@ def tril_triu(X, diagonal, lower):
 
 @register_op("tril_triu_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=_TRI_ATTRS,
              infer=same_as("Out@GRAD", out="X@GRAD"), grad_of="tril_triu",
+             grad=linear_rule("tril_triu", attr_names=("diagonal", "lower")),
              doc="dX = the same triangle of dOut")
 def tril_triu_grad(Out_grad, diagonal, lower):
     return {"X@GRAD": _triangle(Out_grad, diagonal, lower)}
@@ -371,6 +389,8 @@ def roll(X, ShiftsTensor, shifts, axis):
 @register_op("roll_grad", inputs=["X", Slot("ShiftsTensor", dispensable=True), "Out@GRAD"],
              outputs=["X@GRAD"],
              attrs=_ROLL_ATTRS, infer=same_as("X", out="X@GRAD"), grad_of="roll",
+             grad=linear_rule("roll", attr_names=[a.name for a in _ROLL_ATTRS],
+                              extra=("ShiftsTensor",)),
              doc="dX = dOut rolled back by -shifts")
 def roll_grad(X, ShiftsTensor, Out_grad, shifts, axis):
     if ShiftsTensor is not None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..registry import Attr, Example, GradOp, register_op
 from ..registry import AttrType as T
+from ._double_grad import no_higher_grad
 from ._helpers import default_grad, grad_name, rand, register_unary, same_as
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
@@ -42,32 +43,54 @@ def _unary(name, forward, derivative, doc, uses="X", domain=(-1.0, 1.0), **optio
                    module=__name__, uses=uses, keep_dtype=True, **options)
 
 
-_unary("sin", np.sin, lambda x, g: g * np.cos(x), "Out = sin(X)")
-_unary("cos", np.cos, lambda x, g: -g * np.sin(x), "Out = cos(X)")
-_unary("tan", np.tan, lambda x, g: g / np.cos(x) ** 2, "Out = tan(X)")
+# `second=`: d f'(v) / dv as ops on v, the grad op's own rule (higher-order gradients).
+def _recip_square(v):
+    return v.square().apply("reciprocal")
+
+
+_unary("sin", np.sin, lambda x, g: g * np.cos(x), "Out = sin(X)",
+       second=lambda r, x, a: -x.apply("sin"))
+_unary("cos", np.cos, lambda x, g: -g * np.sin(x), "Out = cos(X)",
+       second=lambda r, x, a: -x.apply("cos"))
+_unary("tan", np.tan, lambda x, g: g / np.cos(x) ** 2, "Out = tan(X)",
+       second=lambda r, x, a: (lambda t: (t * t).scale(2.0, 2.0) * t)(x.apply("tan")))
 _unary("asin", np.arcsin, lambda x, g: g / np.sqrt(1 - x * x), "Out = asin(X)",
-       domain=(-0.9, 0.9), no_extra_attrs=True)
+       domain=(-0.9, 0.9), no_extra_attrs=True,
+       second=lambda r, x, a: x * x.square().scale(-1.0, 1.0).apply("pow", factor=-1.5))
 _unary("acos", np.arccos, lambda x, g: -g / np.sqrt(1 - x * x), "Out = acos(X)",
-       domain=(-0.9, 0.9), no_extra_attrs=True)
-_unary("atan", np.arctan, lambda x, g: g / (1 + x * x), "Out = atan(X)", no_extra_attrs=True)
-_unary("sinh", np.sinh, lambda x, g: g * np.cosh(x), "Out = sinh(X)")
-_unary("cosh", np.cosh, lambda x, g: g * np.sinh(x), "Out = cosh(X)")
-_unary("asinh", np.arcsinh, lambda x, g: g / np.sqrt(x * x + 1), "Out = asinh(X)")
+       domain=(-0.9, 0.9), no_extra_attrs=True,
+       second=lambda r, x, a: -(x * x.square().scale(-1.0, 1.0).apply("pow", factor=-1.5)))
+_unary("atan", np.arctan, lambda x, g: g / (1 + x * x), "Out = atan(X)", no_extra_attrs=True,
+       second=lambda r, x, a: x.scale(-2.0) * _recip_square(x.square().scale(1.0, 1.0)))
+_unary("sinh", np.sinh, lambda x, g: g * np.cosh(x), "Out = sinh(X)",
+       second=lambda r, x, a: x.apply("sinh"))
+_unary("cosh", np.cosh, lambda x, g: g * np.sinh(x), "Out = cosh(X)",
+       second=lambda r, x, a: x.apply("cosh"))
+_unary("asinh", np.arcsinh, lambda x, g: g / np.sqrt(x * x + 1), "Out = asinh(X)",
+       second=lambda r, x, a: -(x * x.square().scale(1.0, 1.0).apply("pow", factor=-1.5)))
 _unary("acosh", np.arccosh, lambda x, g: g / np.sqrt(x * x - 1), "Out = acosh(X)",
-       domain=(1.2, 3.0))
+       domain=(1.2, 3.0),
+       second=lambda r, x, a: -(x * x.square().scale(1.0, -1.0).apply("pow", factor=-1.5)))
 _unary("atanh", np.arctanh, lambda x, g: g / (1 - x * x), "Out = atanh(X)",
-       domain=(-0.9, 0.9))
+       domain=(-0.9, 0.9),
+       second=lambda r, x, a: x.scale(2.0) * _recip_square(x.square().scale(-1.0, 1.0)))
 _unary("erf", erf, lambda x, g: g * (2.0 / math.sqrt(math.pi)) * np.exp(-x * x),
-       "Out = erf(X) = 2/sqrt(pi) * integral_0^X exp(-t^2) dt", no_extra_attrs=True)
-_unary("log1p", np.log1p, lambda x, g: g / (1 + x), "Out = ln(1 + X)", domain=(-0.5, 1.0))
-_unary("log2", np.log2, lambda x, g: g / (x * math.log(2)), "Out = log2(X)", domain=(0.5, 2.0))
+       "Out = erf(X) = 2/sqrt(pi) * integral_0^X exp(-t^2) dt", no_extra_attrs=True,
+       second=lambda r, x, a: x * x.square().scale(-1.0).apply("exp")
+       .scale(-4.0 / math.sqrt(math.pi)))
+_unary("log1p", np.log1p, lambda x, g: g / (1 + x), "Out = ln(1 + X)", domain=(-0.5, 1.0),
+       second=lambda r, x, a: -_recip_square(x.scale(1.0, 1.0)))
+_unary("log2", np.log2, lambda x, g: g / (x * math.log(2)), "Out = log2(X)", domain=(0.5, 2.0),
+       second=lambda r, x, a: _recip_square(x).scale(-1.0 / math.log(2)))
 _unary("log10", np.log10, lambda x, g: g / (x * math.log(10)), "Out = log10(X)",
-       domain=(0.5, 2.0))
-_unary("expm1", np.expm1, lambda out, g: g * (out + 1), "Out = exp(X) - 1", uses="Out")
+       domain=(0.5, 2.0), second=lambda r, x, a: _recip_square(x).scale(-1.0 / math.log(10)))
+_unary("expm1", np.expm1, lambda out, g: g * (out + 1), "Out = exp(X) - 1", uses="Out",
+       second=lambda r, out, a: 1.0)
 _unary("reciprocal", lambda x: 1.0 / x, lambda out, g: -g * out * out, "Out = 1 / X",
-       uses="Out", domain=(0.5, 2.0))
+       uses="Out", domain=(0.5, 2.0), second=lambda r, out, a: out.scale(-2.0))
 _unary("rsqrt", lambda x: 1.0 / np.sqrt(x), lambda out, g: -0.5 * g * out ** 3,
-       "Out = 1 / sqrt(X)", uses="Out", domain=(0.5, 2.0))
+       "Out = 1 / sqrt(X)", uses="Out", domain=(0.5, 2.0),
+       second=lambda r, out, a: out.square().scale(-1.5))
 
 
 _ROUNDING_CASE = np.array([[-2.5, -1.5, -0.5, 0.5], [1.5, 2.5, 0.26, -0.74]], np.float32)
@@ -80,7 +103,7 @@ def _zero_grad(name, forward, doc, attrs=(), example_attrs=None, **options):
     for the forward kernel, whose example is the half-way points of `_ROUNDING_CASE`."""
     register_op(f"{name}_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
                 infer=same_as("Out@GRAD", out="X@GRAD"), grad_of=name,
-                doc=f"gradient of {name}: zero almost everywhere",
+                doc=f"gradient of {name}: zero almost everywhere", grad=no_higher_grad,
                 )(_ZERO_GRAD_KERNELS[len(attrs)])
     example_attrs = example_attrs or {}
     return register_op(

@@ -46,3 +46,12 @@ def _method_names() -> list[str]:
 
 operators.install({name: globals()[name] for name in __all__}, _method_names())
 methods.install()
+
+# Tensor arrays: `pyir.tensor.create_array`, ... (as `paddle.tensor.*`; not top-level names
+# nor methods, as in Paddle).
+from . import array  # noqa: E402
+from .array import array_length, array_read, array_write, create_array  # noqa: E402,F401
+
+# Paddle keeps tensor_array_to_tensor in paddle.tensor.manipulation (defined in array.py,
+# which uses manipulation's concat and stack).
+manipulation.tensor_array_to_tensor = array.tensor_array_to_tensor
