@@ -27,6 +27,7 @@ PADDLE_ATTRS: dict[str, tuple[str, ...]] = {
     'affine_grid': ('align_corners', 'output_shape', 'use_cudnn',),
     'affine_grid_grad': ('align_corners', 'output_shape', 'use_cudnn',),
     'allclose': ('atol', 'equal_nan', 'rtol',),
+    'anchor_generator': ('anchor_sizes', 'aspect_ratios', 'offset', 'stride', 'variances',),
     'angle': ('use_mkldnn', 'use_onednn',),
     'angle_grad': ('use_mkldnn', 'use_onednn',),
     'arg_max': ('axis', 'dtype', 'flatten', 'keepdims',),
@@ -562,6 +563,10 @@ PADDLE_ATTRS: dict[str, tuple[str, ...]] = {
         'force_fp32_output', 'scale_out', 'scale_x', 'scale_y', 'use_mkldnn', 'use_onednn',
         'x_num_col_dims', 'y_num_col_dims',
     ),
+    'multiclass_nms': (
+        'background_label', 'keep_top_k', 'nms_eta', 'nms_threshold', 'nms_top_k', 'normalized',
+        'score_threshold',
+    ),
     'multiclass_nms3': (
         'background_label', 'keep_top_k', 'nms_eta', 'nms_threshold', 'nms_top_k', 'normalized',
         'score_threshold',
@@ -836,6 +841,8 @@ PADDLE_ATTRS: dict[str, tuple[str, ...]] = {
     'tanh_shrink_grad': ('use_cudnn', 'use_mkldnn', 'use_onednn',),
     'temporal_shift': ('data_format', 'seg_num', 'shift_ratio',),
     'temporal_shift_grad': ('data_format', 'seg_num', 'shift_ratio',),
+    'tensor_array_to_tensor': ('axis', 'use_stack',),
+    'tensor_array_to_tensor_grad': ('axis', 'use_stack',),
     'thresholded_relu': ('threshold', 'value',),
     'thresholded_relu_grad': ('threshold', 'value',),
     'tile': ('repeat_times',),

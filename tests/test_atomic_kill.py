@@ -1,4 +1,4 @@
-"""SIGKILL during writes: `pyir build`, `pyir grad` and `pyir run --save-params` killed at
+"""SIGKILL during writes: `pyir build`, `grad`, `export` and `run --save-params` killed at
 random moments never leave a half-written file or a program beside params of another write,
 and nothing is left behind once the next reader has looked (pyir/files/atomic.py).
 
@@ -131,6 +131,22 @@ def test_killed_save_params_leaves_the_old_params_or_the_new_ones(tmp_path):
                 lambda d: _pyir("run", "t.pb", "--feed", "x.npy", "--steps", 3,
                                 "--save-params", "-q", cwd=d), "t",
                 ["t.py", "t.pb", "t.pdiparams", "x.npy"])
+
+
+def test_killed_export_leaves_the_old_pair_or_the_new_one(tmp_path):
+    def prepare(d):
+        _model(d, "a", 1, 4, TRAIN)
+        _model(d, "b", 2, 6, TRAIN)
+        for m in ("a", "b"):
+            subprocess.run(_pyir("build", f"{m}.py", "-o", f"{m}.pb", cwd=d), cwd=d, check=True,
+                           capture_output=True)
+        subprocess.run(_pyir("export", "a.pb", "-o", "e.pb", cwd=d), cwd=d, check=True,
+                       capture_output=True)
+
+    _kill_cases(tmp_path, "export", prepare, lambda d: _pyir("export", "b.pb", "-o", "e.pb",
+                                                              cwd=d),
+                "e", ["a.py", "b.py", "a.pb", "a.pdiparams", "b.pb", "b.pdiparams", "e.pb",
+                      "e.pdiparams"])
 
 
 @pytest.mark.parametrize("killed_after", ["linked", "committed"])

@@ -304,11 +304,11 @@ def test_feed_headers_are_checked_against_the_declaration_before_reading(tmp_pat
     declared = {"x": (np.dtype("float32"), (-1, 8))}
     with pytest.raises(FeedError, match="fed float64 data to input 'x', which is declared "
                                         "float32"):
-        read_feeds((str(tmp_path / "x.npy"),), ["x"], "m.pb", declared)
+        read_feeds((str(tmp_path / "x.npy"),), ["x"], "m.pb", declared=declared)
     np.save(tmp_path / "x.npy", np.ones((4, 7), "float32"))
     with pytest.raises(FeedError, match=r"fed shape \[4, 7\] to input 'x', which is declared "
                                         r"\[-1, 8\]"):
-        read_feeds((str(tmp_path / "x.npy"),), ["x"], "m.pb", declared)
+        read_feeds((str(tmp_path / "x.npy"),), ["x"], "m.pb", declared=declared)
 
 
 def test_a_non_zip_npz_feed_or_params_file_is_one_line(tmp_path):
