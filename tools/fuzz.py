@@ -1,7 +1,8 @@
 """Fuzz pyir's readers: mutate program, params and feed files, run `inspect` and `run` on them,
 and classify every outcome (docs/untrusted.md, "Fuzzing").
 
-    python tools/fuzz.py --cases 10000 --seed 1 [--jobs 2] [--show internal]
+    python tools/fuzz.py --cases 10000 --seed 1 [--show internal] [--dump FILE]
+    python tools/fuzz.py --cases 300 --cli       # the same cases through the `pyir` command
 
 Each case is one mutation of one base model (pyir's MLP, Paddle's MLP and LeNet, Paddle's
 while loop and cond), chosen and mutated deterministically from (seed, case index), so any
@@ -412,6 +413,52 @@ def fuzz(cases: int, seed: int = 1, timeout: float = 20.0, only=None, on_result=
     return found
 
 
+def fuzz_cli(cases: int, seed: int = 1, timeout: float = 60.0, only=None,
+             on_result=None) -> dict:
+    """The same cases through the `pyir` command itself (subprocesses: `inspect`,
+    `inspect --check`, `run --max-memory 1G`): a user error must be one stderr line and exit
+    status 1; "internal error", a traceback, a signal or a timeout is a finding."""
+    found = collections.defaultdict(list)
+    with tempfile.TemporaryDirectory(prefix="pyir-fuzz-") as tmp:
+        bases = build_bases(pathlib.Path(tmp))
+        work = pathlib.Path(tmp) / "case"
+        work.mkdir()
+        for index in (only if only is not None else range(cases)):
+            try:
+                case = make_case(bases, seed, index, work)
+            except Exception as e:  # noqa: BLE001 - the harness's limit
+                result = {"index": index, "outcome": "skipped", "detail": str(e)}
+            else:
+                result = {**case, **_cli_outcome(case, timeout)}
+            found[result["outcome"]].append(result)
+            if on_result is not None:
+                on_result(result)
+    return found
+
+
+def _cli_outcome(case: dict, timeout: float) -> dict:
+    feeds = [a for f in case["feeds"] for a in ("--feed", f)]
+    commands = [["inspect", case["model"]], ["inspect", "--check", case["model"]],
+                ["run", case["model"], "-q", "--max-memory", "1G", "--max-loop-steps", "10000",
+                 *feeds]]
+    for args in commands:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "pyir", *args], capture_output=True,
+                                  text=True, timeout=timeout, cwd=ROOT)
+        except subprocess.TimeoutExpired:
+            return {"outcome": "hang", "detail": " ".join(args[:2])}
+        lines = proc.stderr.strip().splitlines()
+        if proc.returncode < 0:
+            return {"outcome": "crash", "detail": f"signal {-proc.returncode}: {args[0]}"}
+        if proc.returncode == 0:
+            continue
+        if "internal error" in proc.stderr or "Traceback" in proc.stderr or len(lines) != 1 \
+                or proc.returncode != 1:
+            return {"outcome": "internal", "detail": proc.stderr.strip()[-300:]}
+        return {"outcome": "user error", "detail": lines[0][:300]}
+    return {"outcome": "ok", "detail": ""}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1000)
@@ -421,6 +468,8 @@ def main(argv=None) -> int:
     parser.add_argument("--show", nargs="*", default=["internal", "hang", "crash", "memory",
                                                       "import"])
     parser.add_argument("--dump", help="write every case's result as a JSON line to this file")
+    parser.add_argument("--cli", action="store_true",
+                        help="run each case through the pyir command (subprocesses; slower)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--bases", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -439,7 +488,8 @@ def main(argv=None) -> int:
         if done % 500 == 0:
             print(f"  {done} cases, {time.time() - start:.0f} s", file=sys.stderr)
 
-    found = fuzz(args.cases, args.seed, args.timeout, args.only, progress)
+    run = fuzz_cli if args.cli else fuzz
+    found = run(args.cases, args.seed, args.timeout, args.only, progress)
     total = sum(len(v) for v in found.values())
     print(f"{total} cases (seed {args.seed}) in {time.time() - start:.0f} s")
     print("| outcome | cases |\n| --- | --- |")
