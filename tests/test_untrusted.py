@@ -58,6 +58,8 @@ def test_a_misspelled_attribute_is_refused_not_ignored(tmp_path):
     shown = cli("inspect", path)  # without --check: shown, and the problem marked
     assert shown.exit_code == 0
     assert "problems (1):" in shown.output and "unknown attribute 'bIas'" in shown.output
+    op_line = next(ln for ln in shown.output.splitlines() if ln.startswith("    #0 "))
+    assert "bIas=1.0" in op_line and "<- ! unknown attribute 'bIas'" in op_line
 
 
 def test_paddle_extra_and_common_attributes_are_known():

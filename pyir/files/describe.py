@@ -62,7 +62,7 @@ def describe_model(model: str, fmt: str = "text", block: int | None = None,
 
 
 def _text(program, block, problems, refs) -> str:
-    lines = [format_program(program, block)]
+    lines = [_marked(format_program(program, block), problems)]
     shown = [r for r in refs if block is None or r["block"] == block]
     if shown:
         lines.append("callables (never imported by inspect):")
@@ -73,6 +73,29 @@ def _text(program, block, problems, refs) -> str:
         lines.append(f"problems ({len(problems)}):")
         lines += [f"  {p}" for p in problems]
     return "\n".join(lines)
+
+
+def _marked(text: str, problems) -> str:
+    """The program's text with each op line a problem names marked `<- !` and the problem
+    (an unknown attribute, a slot the op lacks, ...), so it shows where it is."""
+    notes: dict[tuple, list[str]] = {}
+    for p in problems:
+        w = getattr(p, "where", None)
+        if w is not None and w.block is not None and w.op_index is not None:
+            notes.setdefault((w.block, w.op_index), []).append(p.message)
+    if not notes:
+        return text
+    out, current = [], None
+    for line in text.split("\n"):
+        if line.startswith("block "):
+            current = int(line.split()[1])
+        stripped = line.lstrip()
+        if current is not None and stripped.startswith("#") and line.startswith("    #"):
+            index = stripped[1:].split()[0]
+            for note in notes.get((current, int(index)) if index.isdigit() else None, ()):
+                line += f"   <- ! {note}"
+        out.append(line)
+    return "\n".join(out)
 
 
 __all__ = ["describe_model"]
