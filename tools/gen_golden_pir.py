@@ -1,0 +1,228 @@
+"""Regenerate tests/golden_pir/: small Paddle 3.3.1 models saved in both program formats.
+
+Needs PaddlePaddle 3.3.1 (a development oracle only; pyir and its tests never import it):
+
+    /work/paddle-venv/bin/python tools/gen_golden_pir.py [--only NAME] [--out DIR] [--zoo]
+
+Each model is a seeded `paddle.nn.Layer`, saved with `paddle.jit.save` twice, in two
+processes: the default mode writes `model.json` (PIR) and `FLAGS_enable_pir_api=0` writes
+`model.pdmodel` (legacy). Both share one `model.pdiparams` (the parameter stream is the same
+in both modes; this script checks the two are byte-identical). Each directory holds:
+
+    model.json, model.pdmodel (when Paddle 3.3.1 can still save the model in the legacy
+    format; nn.LSTM no longer can), model.pdiparams, inputs.npz (by feed name),
+    expected.npz (Paddle's outputs, "out0", "out1", ... in fetch order), meta.json
+
+`--zoo` saves paddle.vision.models networks (reduced widths where the API allows) into
+--out (default /tmp/pir_zoo) instead, for the coverage and benchmark scripts; they are not
+committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden_pir"
+
+
+# --- the models (built inside the worker process) ---------------------------------------------
+def build(name):
+    import numpy as np
+    import paddle
+    import paddle.nn as nn
+    import paddle.nn.functional as F
+
+    paddle.seed(20261125)
+    rng = np.random.default_rng(20261125)
+
+    class MLP(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(8, 16)
+            self.fc2 = nn.Linear(16, 4)
+            self.drop = nn.Dropout(0.3)
+
+        def forward(self, x):
+            h = F.relu(self.fc1(x))
+            h = self.drop(h)
+            return F.softmax(self.fc2(h) * 2.0 + 1.0, axis=-1)
+
+    class CNN(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2D(3, 6, 3, padding=1)
+            self.bn = nn.BatchNorm2D(6)
+            self.conv2 = nn.Conv2D(6, 8, 3, stride=2, groups=2)
+            self.pool = nn.MaxPool2D(2, 2)
+            self.gap = nn.AdaptiveAvgPool2D(1)
+            self.fc = nn.Linear(8, 5)
+
+        def forward(self, x):
+            h = self.pool(F.relu(self.bn(self.conv(x))))
+            h = F.hardswish(self.conv2(h))
+            h = paddle.flatten(self.gap(h), 1)
+            return self.fc(h)
+
+    class LSTMNet(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(20, 6)
+            self.lstm = nn.LSTM(6, 5, num_layers=1)
+            self.fc = nn.Linear(5, 3)
+
+        def forward(self, ids):
+            out, (h, c) = self.lstm(self.emb(ids))
+            return self.fc(out[:, -1, :]), h
+
+    class ClipInf(nn.Layer):
+        def forward(self, x):
+            y = paddle.clip(x, min=float("-inf"), max=0.5)
+            z = paddle.clip(x, min=-0.25, max=float("inf"))
+            return y + z, paddle.nan_to_num(paddle.log(x), nan=0.0, posinf=1e3, neginf=-1e3)
+
+    class Block(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(30, 16)
+            self.ln1 = nn.LayerNorm(16)
+            self.qkv = nn.Linear(16, 48)
+            self.proj = nn.Linear(16, 16)
+            self.ln2 = nn.LayerNorm(16)
+            self.ff1 = nn.Linear(16, 32)
+            self.ff2 = nn.Linear(32, 16)
+
+        def forward(self, ids):
+            x = self.emb(ids)
+            b, t = ids.shape[0], ids.shape[1]
+            h = self.ln1(x)
+            qkv = paddle.reshape(self.qkv(h), [b, t, 3, 2, 8])
+            qkv = paddle.transpose(qkv, [2, 0, 3, 1, 4])
+            q, k, v = paddle.split(qkv, 3, axis=0)
+            q, k, v = q.squeeze(0), k.squeeze(0), v.squeeze(0)
+            att = F.softmax(paddle.matmul(q, k, transpose_y=True) * (8 ** -0.5), axis=-1)
+            o = paddle.matmul(att, v).transpose([0, 2, 1, 3]).reshape([b, t, 16])
+            x = x + self.proj(o)
+            x = x + self.ff2(F.gelu(self.ff1(self.ln2(x))))
+            return paddle.mean(x, axis=1), paddle.concat([x[:, 0], x[:, -1]], axis=-1)
+
+    if name == "mlp":
+        return MLP(), {"x": rng.uniform(-1, 1, (3, 8)).astype("float32")}
+    if name == "cnn":
+        return CNN(), {"x": rng.uniform(-1, 1, (2, 3, 12, 12)).astype("float32")}
+    if name == "lstm":
+        return LSTMNet(), {"ids": rng.integers(0, 20, (2, 7)).astype("int64")}
+    if name == "clip_inf":
+        return ClipInf(), {"x": rng.uniform(-1, 1, (4, 5)).astype("float32")}
+    if name == "block":
+        return Block(), {"ids": rng.integers(0, 30, (2, 5)).astype("int64")}
+    raise SystemExit(f"unknown model {name}")
+
+
+MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block"]
+
+
+def zoo(name):
+    import numpy as np
+    import paddle
+    import paddle.vision.models as M
+
+    paddle.seed(1)
+    nets = {
+        "resnet18": lambda: M.resnet18(num_classes=10),
+        "resnet50": lambda: M.resnet50(num_classes=10),
+        "mobilenet_v1": lambda: M.mobilenet_v1(scale=0.25, num_classes=10),
+        "mobilenet_v2": lambda: M.mobilenet_v2(scale=0.25, num_classes=10),
+        "mobilenet_v3_small": lambda: M.mobilenet_v3_small(scale=0.5, num_classes=10),
+        "mobilenet_v3_large": lambda: M.mobilenet_v3_large(scale=0.5, num_classes=10),
+        "vgg11": lambda: M.vgg11(num_classes=10),
+        "squeezenet1_1": lambda: M.squeezenet1_1(num_classes=10),
+        "shufflenet_v2_x0_25": lambda: M.shufflenet_v2_x0_25(num_classes=10),
+        "densenet121": lambda: M.densenet121(num_classes=10),
+        "googlenet": lambda: M.googlenet(num_classes=10),
+        "alexnet": lambda: M.alexnet(num_classes=10),
+        "lenet": lambda: M.LeNet(num_classes=10),
+    }
+    size = 28 if name == "lenet" else 64
+    chans = 1 if name == "lenet" else 3
+    if name in ("alexnet", "googlenet", "vgg11"):
+        size = 224 if name in ("alexnet", "googlenet") else 64
+    x = np.random.default_rng(0).uniform(-1, 1, (1, chans, size, size)).astype("float32")
+    return nets[name](), {"x": x}
+
+
+ZOO = ["resnet18", "resnet50", "mobilenet_v1", "mobilenet_v2", "mobilenet_v3_small",
+       "mobilenet_v3_large", "vgg11", "squeezenet1_1", "shufflenet_v2_x0_25", "densenet121",
+       "googlenet", "alexnet", "lenet"]
+
+
+def worker(name, out, legacy, is_zoo):
+    import numpy as np
+    import paddle
+    from paddle.static import InputSpec
+
+    layer, feeds = (zoo if is_zoo else build)(name)
+    layer.eval()
+    specs = [InputSpec([None] + list(v.shape[1:]), str(v.dtype), k) for k, v in feeds.items()]
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    prefix = str(out / ("legacy" if legacy else "model"))
+    paddle.jit.save(layer, prefix, input_spec=specs)
+    if legacy:
+        return
+    res = layer(*[paddle.to_tensor(v) for v in feeds.values()])
+    res = res if isinstance(res, (list, tuple)) else [res]
+    np.savez(out / "inputs.npz", **feeds)
+    np.savez(out / "expected.npz", **{f"out{i}": r.numpy() for i, r in enumerate(res)})
+
+
+def make(name, out, is_zoo):
+    out.mkdir(parents=True, exist_ok=True)
+    base = [sys.executable, __file__, "--worker", name, "--out", str(out)]
+    if is_zoo:
+        base.append("--zoo")
+    subprocess.run(base, check=True)
+    env = dict(os.environ, FLAGS_enable_pir_api="0")
+    legacy = subprocess.run(base + ["--legacy"], env=env, capture_output=True, text=True)
+    meta = {"legacy": legacy.returncode == 0}
+    if legacy.returncode == 0:
+        os.replace(out / "legacy.pdmodel", out / "model.pdmodel")
+        same = (out / "legacy.pdiparams").read_bytes() == (out / "model.pdiparams").read_bytes()
+        if not same:
+            raise SystemExit(f"{name}: the two .pdiparams differ")
+    else:
+        meta["legacy_error"] = legacy.stderr.strip().splitlines()[-1][:300]
+    for f in out.glob("legacy.*"):
+        f.unlink()
+    for f in out.glob("*.pdiparams.info"):
+        f.unlink()
+    (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(name, meta)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only")
+    ap.add_argument("--out")
+    ap.add_argument("--zoo", action="store_true")
+    ap.add_argument("--worker")
+    ap.add_argument("--legacy", action="store_true")
+    a = ap.parse_args()
+    if a.worker:
+        return worker(a.worker, a.out, a.legacy, a.zoo)
+    root = pathlib.Path(a.out) if a.out else (pathlib.Path("/tmp/pir_zoo") if a.zoo else OUT)
+    names = [a.only] if a.only else (ZOO if a.zoo else MODELS)
+    for name in names:
+        d = root / name
+        if d.exists():
+            shutil.rmtree(d)
+        make(name, d, a.zoo)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+"""Regenerate pyir/pir/table.py: the one table from a Paddle 3 PIR op (`pd_op.NAME`) to the
+legacy op pyir runs, its slots and attribute names (docs/pir-json.md, "The op table").
+
+    .venv/bin/python tools/gen_pir_table.py [--pd-op-h PATH]
+
+Two sources of facts, combined here and checked against pyir's registry:
+
+* the PIR signature of each op (operands, results and attributes, in order, and which
+  attributes are *mutable*, i.e. operands fed by `full`/`full_int_array`): parsed from
+  `pd_op.h`, the header Paddle generates from `paddle/phi/ops/yaml/ops.yaml` and ships in its
+  wheel (`paddle/include/paddle/fluid/pir/dialect/operator/ir/pd_op.h`); the accessors
+  `pir::Value x() { return operand_source(0); }` give operand order, the first `Build`
+  overload the attributes in YAML order;
+* the legacy name of each op and of the arguments whose legacy name is not the CamelCase of
+  the PIR name (`x` -> `X`, `mean_out` -> `MeanOut`): `COMPAT` below, the facts of Paddle's
+  `paddle/phi/ops/yaml/op_compat.yaml` (`- op : matmul (matmul_v2)`, `inputs : {x : X}`,
+  `attrs : {transpose_x : trans_x}`) for the ops pyir covers.
+
+The output is data only: `OPS[pd_op] = (legacy type, operands, results, attrs)` where each
+operand is a legacy slot, `"=attr"` (a mutable attribute: the constant value goes to the
+legacy attribute), `"=attr|Slot"` (constant -> attribute, otherwise the tensor goes to Slot)
+or `""` (dropped); each result a legacy slot or `""`; attrs maps PIR attribute -> legacy
+attribute (`""`: dropped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import pprint
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+_IR = ("/work/paddle-venv/lib/python3.11/site-packages/paddle/include/paddle/fluid/pir/"
+       "dialect/operator/ir/")
+DEFAULT_H = [_IR + "pd_op.h", _IR + "manual_op.h"]
+OUT = ROOT / "pyir" / "pir" / "table.py"
+
+# pd_op -> (legacy op, {PIR argument or attribute: legacy name}); "" drops the argument.
+# Facts from op_compat.yaml; arguments not listed map to their CamelCase (attrs: same name).
+_BIN = {}
+_UN = {}
+COMPAT: dict[str, tuple[str, dict]] = {
+    # elementwise binary
+    "add": ("elementwise_add", _BIN), "subtract": ("elementwise_sub", _BIN),
+    "multiply": ("elementwise_mul", _BIN), "divide": ("elementwise_div", _BIN),
+    "maximum": ("elementwise_max", _BIN), "minimum": ("elementwise_min", _BIN),
+    "elementwise_pow": ("elementwise_pow", _BIN), "remainder": ("elementwise_mod", _BIN),
+    "floor_divide": ("elementwise_floordiv", _BIN),
+    "equal": ("equal", _BIN), "not_equal": ("not_equal", _BIN),
+    "less_than": ("less_than", _BIN), "less_equal": ("less_equal", _BIN),
+    "greater_than": ("greater_than", _BIN), "greater_equal": ("greater_equal", _BIN),
+    "logical_and": ("logical_and", _BIN), "logical_or": ("logical_or", _BIN),
+    "logical_not": ("logical_not", _UN),
+    "matmul": ("matmul_v2", {"transpose_x": "trans_x", "transpose_y": "trans_y"}),
+    "bmm": ("bmm", {}),
+    # activations and unary math
+    **{n: (n, _UN) for n in ("relu", "relu6", "sigmoid", "tanh", "exp", "log", "sqrt",
+                             "rsqrt", "abs", "silu", "swish", "elu", "softplus", "mish",
+                             "square", "floor", "ceil", "erf", "sin", "cos", "reciprocal",
+                             "logsigmoid", "sign", "gelu", "assign")},
+    "hardswish": ("hard_swish", {}),
+    "hardsigmoid": ("hard_sigmoid", {}),
+    "leaky_relu": ("leaky_relu", {"negative_slope": "alpha"}),
+    "pow": ("pow", {"y": "=factor|FactorTensor"}),
+    "isnan": ("isnan_v2", {}), "isinf": ("isinf_v2", {}),
+    "softmax": ("softmax", {}), "log_softmax": ("log_softmax", {}),
+    "prelu": ("prelu", {"alpha": "Alpha"}),
+    # convolution, pooling, normalization
+    "conv2d": ("conv2d", {"out": "Output"}),
+    "depthwise_conv2d": ("depthwise_conv2d", {"out": "Output"}),
+    "conv2d_transpose": ("conv2d_transpose", {"x": "Input", "out": "Output",
+                                              "output_size": "=output_size"}),
+    "pool2d": ("pool2d", {"kernel_size": "=ksize"}),
+    "batch_norm_": ("batch_norm", {"out": "Y", "data_format": "data_layout"}),
+    "batch_norm": ("batch_norm", {"out": "Y", "data_format": "data_layout"}),
+    "layer_norm": ("layer_norm", {"out": "Y"}),
+    "instance_norm": ("instance_norm", {"out": "Y", "saved_variance": "SavedVariance"}),
+    "group_norm": ("group_norm", {"out": "Y", "data_format": "data_layout"}),
+    "dropout": ("dropout", {"seed_tensor": "Seed", "p": "=dropout_prob",
+                            "mode": "dropout_implementation"}),
+    "embedding": ("lookup_table_v2", {"x": "Ids", "weight": "W", "sparse": ""}),
+    "rnn": ("rnn", {"x": "Input", "dropout_state_in": "", "dropout_state_out": ""}),
+    "p_norm": ("p_norm", {}),
+    # shapes and indexing
+    "reshape": ("reshape2", {"shape": "=shape|Shape"}),
+    "transpose": ("transpose2", {"perm": "axis"}),
+    "squeeze": ("squeeze2", {"axis": "=axes"}),
+    "unsqueeze": ("unsqueeze2", {"axis": "=axes|AxesTensor"}),
+    "flatten": ("flatten_contiguous_range", {}),
+    "concat": ("concat", {"axis": "=axis|AxisTensor"}),
+    "split": ("split", {"sections": "=sections", "axis": "=axis|AxisTensor"}),
+    "split_with_num": ("split", {"axis": "=axis|AxisTensor"}),
+    "stack": ("stack", {"out": "Y"}),
+    "slice": ("slice", {"starts": "=starts|StartsTensor", "ends": "=ends|EndsTensor"}),
+    "gather": ("gather", {"axis": "=axis|Axis"}),
+    "gather_nd": ("gather_nd", {}),
+    "index_select": ("index_select", {"axis": "dim"}),
+    "where": ("where", {}),
+    "expand": ("expand_v2", {"shape": "=shape|Shape"}),
+    "tile": ("tile", {"repeat_times": "=repeat_times|RepeatTimes"}),
+    "shape": ("shape", {"input": "Input"}),
+    "shape64": ("shape", {"input": "Input"}),
+    "cast": ("cast", {"dtype": "out_dtype"}),
+    "scale": ("scale", {"scale": "=scale|ScaleTensor"}),
+    "clip": ("clip", {"min": "=min|Min", "max": "=max|Max"}),
+    "pad3d": ("pad3d", {"paddings": "=paddings|Paddings", "pad_value": "value"}),
+    "tril": ("tril_triu", {}), "triu": ("tril_triu", {}),
+    "one_hot": ("one_hot_v2", {"num_classes": "=depth|depth_tensor"}),
+    "cumsum": ("cumsum", {"axis": "=axis"}),
+    "argmax": ("arg_max", {"axis": "=axis"}),
+    "topk": ("top_k_v2", {"k": "=k|K", "indices": "Indices"}),
+    "argsort": ("argsort", {}),
+    "mean": ("reduce_mean", {"axis": "=dim", "keepdim": "keep_dim"}),
+    "sum": ("reduce_sum", {"axis": "=dim", "keepdim": "keep_dim", "dtype": "out_dtype"}),
+    "max": ("reduce_max", {"axis": "=dim", "keepdim": "keep_dim"}),
+    "min": ("reduce_min", {"axis": "=dim", "keepdim": "keep_dim"}),
+    "prod": ("reduce_prod", {"axis": "=dim", "keepdim": "keep_dim"}),
+    "nearest_interp": ("nearest_interp_v2", {"data_format": "data_layout",
+                                              "size_tensor": "SizeTensor",
+                                              "scale_tensor": "Scale", "output": "Out"}),
+    "bilinear_interp": ("bilinear_interp_v2", {"data_format": "data_layout",
+                                                "size_tensor": "SizeTensor",
+                                                "scale_tensor": "Scale", "output": "Out"}),
+    "arange": ("range", {"start": "Start", "end": "End", "step": "Step", "dtype": "",
+                         "place": ""}),
+    "full": ("fill_constant", {"place": ""}),
+    "full_like": ("fill_any_like", {"value": "=value", "place": ""}),
+    "full_with_tensor": ("fill_constant", {"value": "ValueTensor", "shape": "=shape|ShapeTensor"}),
+    "meshgrid": ("meshgrid", {"inputs": "X", "out": "Out"}),
+}
+
+def camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def _split_params(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "{(<":
+            depth += 1
+        elif ch in "})>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def parse_header(paths: list[str]) -> dict[str, dict]:
+    """{pd_op name: {operands, results, attrs, mutable}} from pd_op.h (and manual_op.h)."""
+    text = "\n".join(pathlib.Path(p).read_text() for p in paths)
+    sigs = {}
+    for m in re.finditer(r'static const char \*name\(\) \{ return "pd_op\.(\w+)"; \}', text):
+        name = m.group(1)
+        end = text.find("\n};", m.end())
+        body = text[m.end():end]
+        operands = [(int(i), n) for n, i in
+                    re.findall(r"pir::Value (\w+)\(\) \{ return operand_source\((\d+)\); \}",
+                               body)]
+        results = [(int(i), n) for n, i in
+                   re.findall(r"pir::Value (\w+)\(\) \{ return result\((\d+)\); \}", body)]
+        builds = re.findall(r"static void Build\(pir::Builder &builder, pir::OperationArgument"
+                            r" &argument(?:, )?(.*?)\);", body)
+        first = next((b for b in builds if "AttributeMap" not in b), "")
+        values, attrs = [], []
+        for p in _split_params(first):
+            p = p.split("=")[0].strip()
+            pname = re.sub(r"_$", "", p.split()[-1].lstrip("&*"))
+            (values if p.startswith("pir::Value") else attrs).append(pname)
+        mutable = [n for _, n in sorted(operands) if n not in values and n in attrs]
+        sigs.setdefault(name, None)
+        sigs[name] = sigs[name] or dict(operands=[n for _, n in sorted(operands)],
+                          results=[n for _, n in sorted(results)],
+                          attrs=[a for a in attrs if a not in mutable], mutable=mutable)
+    return sigs
+
+
+def build_table(sigs: dict) -> dict:
+    from pyir import registry
+
+    table, problems = {}, []
+    for op, (legacy, renames) in sorted(COMPAT.items()):
+        sig = sigs.get(op)
+        if sig is None:
+            problems.append(f"{op}: not in pd_op.h")
+            continue
+        opdef = registry.lookup(legacy)
+        if opdef is None:
+            problems.append(f"{op}: pyir has no legacy op {legacy}")
+            continue
+        ins = {s.name for s in opdef.inputs}
+        outs = {s.name for s in opdef.outputs}
+        attr_names = {a.name for a in opdef.attrs} | set(registry.COMMON_ATTRS)
+        operands = []
+        for n in sig["operands"]:
+            legacy_name = renames.get(n, ("=" + n) if n in sig["mutable"] else camel(n))
+            for part in legacy_name.lstrip("=").split("|"):
+                if part and legacy_name.startswith("=") and part == legacy_name.lstrip(
+                        "=").split("|")[0]:
+                    if part not in attr_names:
+                        problems.append(f"{op}: mutable {n} -> attr {part} not in {legacy}")
+                elif part and part not in ins:
+                    problems.append(f"{op}: operand {n} -> {part} not a slot of {legacy}")
+            operands.append(legacy_name)
+        results = []
+        for n in sig["results"]:
+            legacy_name = renames.get(n, camel(n))
+            slot = opdef.output_slot(legacy_name) if legacy_name else None
+            if slot is not None and slot.extra:
+                legacy_name = ""  # an extra output (ReserveSpace, Mask): inference drops it
+            elif legacy_name and legacy_name not in outs:
+                problems.append(f"{op}: result {n} -> {legacy_name} not a slot of {legacy}")
+                legacy_name = ""
+            results.append(legacy_name)
+        attrs = {}
+        for n in sig["attrs"]:
+            legacy_name = renames.get(n, n)
+            if legacy_name and legacy_name not in attr_names:
+                legacy_name = ""  # a PIR-only attribute (place, sparse, ...): dropped
+            attrs[n] = legacy_name
+        table[op] = (legacy, tuple(operands), tuple(results), attrs)
+    return table, problems
+
+
+HEADER = '''"""The op table: Paddle 3 PIR op (`pd_op.NAME`) -> the legacy op pyir runs.
+
+GENERATED by tools/gen_pir_table.py from pd_op.h (Paddle 3.3.1's op signatures, from ops.yaml)
+and op_compat.yaml facts; do not edit by hand. docs/pir-json.md, "The op table", explains it.
+
+OPS[pd_op] = (legacy type, operands, results, attrs):
+  operand  "Slot"        the value goes to legacy input slot Slot
+           "=attr"       a mutable attribute: the constant full/full_int_array value feeding
+                         it becomes legacy attribute `attr`
+           "=attr|Slot"  as "=attr" when the value is a constant, else the tensor goes to Slot
+           ""            dropped (an operand legacy Paddle does not have)
+  result   "Slot" or "" (not a legacy output: nothing may read it)
+  attrs    PIR attribute -> legacy attribute name ("": dropped)
+"""
+
+OPS = '''
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pd-op-h", nargs="+", default=DEFAULT_H)
+    a = ap.parse_args()
+    table, problems = build_table(parse_header(a.pd_op_h))
+    for p in problems:
+        print("problem:", p)
+    body = pprint.pformat(table, width=100, sort_dicts=True)
+    OUT.write_text(HEADER + body + "\n")
+    print(f"wrote {OUT} ({len(table)} ops)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
