@@ -82,7 +82,8 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "dropout": ("dropout", {"seed_tensor": "Seed", "p": "=dropout_prob",
                             "mode": "dropout_implementation"}),
     "embedding": ("lookup_table_v2", {"x": "Ids", "weight": "W", "sparse": ""}),
-    "rnn": ("rnn", {"x": "Input", "dropout_state_in": "", "dropout_state_out": ""}),
+    "rnn": ("rnn", {"x": "Input", "dropout_state_in": "", "dropout_state_out": "",
+                    "reserve": ""}),
     "p_norm": ("p_norm", {}),
     # shapes and indexing
     "reshape": ("reshape2", {"shape": "=shape|Shape"}),

@@ -250,6 +250,10 @@ class _Translator:
         for (vid, t), slot in zip(op.results, result_specs):
             if t.kind == "null":
                 continue
+            if not slot:
+                self.values[vid] = _Value("gone", why=f"pd_op.{pd} result {vid} has no legacy "
+                                                      f"counterpart")
+                continue
             if t.kind == "vec":
                 names = [self.new_var(pd, vid, item, f"_{i}") for i, item in
                          enumerate(t.items)]
@@ -257,11 +261,7 @@ class _Translator:
             else:
                 names = [self.new_var(pd, vid, t)]
                 self.values[vid] = _Value("var", names[0])
-            if slot:
-                outputs[slot] = names
-            else:
-                self.values[vid] = _Value("gone", why=f"pd_op.{pd} result {vid} has no legacy "
-                                                      f"counterpart")
+            outputs[slot] = names
         self.derive_attrs(legacy, inputs, attrs)
         try:
             attrs = {k: _coerce(opdef, k, v) for k, v in attrs.items()}
