@@ -18,7 +18,7 @@ import click
 from pyir.errors import PyirError
 
 VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("inspect", "inspect_cmd"),
-         ("ops", "ops"))
+         ("ops", "ops"), ("convert", "convert"))
 
 
 class PyirGroup(click.Group):
@@ -90,6 +90,7 @@ def main():
       pyir grad model.pb -o train.pb       append backward ops
       pyir inspect model.pb                show the graph (never runs anything)
       pyir ops                             list the ops pyir can run
+      pyir convert model.json -o m.pdmodel a Paddle 3 .json as a legacy .pdmodel
     """
     warnings.showwarning = _show_warning
 

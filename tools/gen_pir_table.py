@@ -74,8 +74,12 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "conv2d_transpose": ("conv2d_transpose", {"x": "Input", "out": "Output",
                                               "output_size": "=output_size"}),
     "pool2d": ("pool2d", {"kernel_size": "=ksize"}),
-    "batch_norm_": ("batch_norm", {"out": "Y", "data_format": "data_layout"}),
-    "batch_norm": ("batch_norm", {"out": "Y", "data_format": "data_layout"}),
+    "batch_norm_": ("batch_norm", {"out": "Y", "data_format": "data_layout",
+                                   "mean_out": "MeanOut@Mean",
+                                   "variance_out": "VarianceOut@Variance"}),
+    "batch_norm": ("batch_norm", {"out": "Y", "data_format": "data_layout",
+                                  "mean_out": "MeanOut@Mean",
+                                  "variance_out": "VarianceOut@Variance"}),
     "layer_norm": ("layer_norm", {"out": "Y"}),
     "instance_norm": ("instance_norm", {"out": "Y", "saved_variance": "SavedVariance"}),
     "group_norm": ("group_norm", {"out": "Y", "data_format": "data_layout"}),
@@ -213,10 +217,10 @@ def build_table(sigs: dict) -> dict:
         results = []
         for n in sig["results"]:
             legacy_name = renames.get(n, camel(n))
-            slot = opdef.output_slot(legacy_name) if legacy_name else None
+            slot = opdef.output_slot(legacy_name.split("@")[0]) if legacy_name else None
             if slot is not None and slot.extra:
                 legacy_name = ""  # an extra output (ReserveSpace, Mask): inference drops it
-            elif legacy_name and legacy_name not in outs:
+            elif legacy_name and legacy_name.split("@")[0] not in outs:
                 problems.append(f"{op}: result {n} -> {legacy_name} not a slot of {legacy}")
                 legacy_name = ""
             results.append(legacy_name)
@@ -241,7 +245,8 @@ OPS[pd_op] = (legacy type, operands, results, attrs):
                          it becomes legacy attribute `attr`
            "=attr|Slot"  as "=attr" when the value is a constant, else the tensor goes to Slot
            ""            dropped (an operand legacy Paddle does not have)
-  result   "Slot" or "" (not a legacy output: nothing may read it)
+  result   "Slot", "Slot@Input" (in place: the legacy op writes the variable of its
+           input slot Input, e.g. batch_norm's MeanOut@Mean) or "" (no legacy output)
   attrs    PIR attribute -> legacy attribute name ("": dropped)
 """
 

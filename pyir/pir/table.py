@@ -9,7 +9,8 @@ OPS[pd_op] = (legacy type, operands, results, attrs):
                          it becomes legacy attribute `attr`
            "=attr|Slot"  as "=attr" when the value is a constant, else the tensor goes to Slot
            ""            dropped (an operand legacy Paddle does not have)
-  result   "Slot" or "" (not a legacy output: nothing may read it)
+  result   "Slot", "Slot@Input" (in place: the legacy op writes the variable of its
+           input slot Input, e.g. batch_norm's MeanOut@Mean) or "" (no legacy output)
   attrs    PIR attribute -> legacy attribute name ("": dropped)
 """
 
@@ -27,7 +28,7 @@ OPS = {'abs': ('abs', ('X',), ('Out',), {}),
  'assign': ('assign', ('X',), ('Out',), {}),
  'batch_norm': ('batch_norm',
                 ('X', 'Mean', 'Variance', 'Scale', 'Bias'),
-                ('Y', 'MeanOut', 'VarianceOut', 'SavedMean', 'SavedVariance', ''),
+                ('Y', 'MeanOut@Mean', 'VarianceOut@Variance', 'SavedMean', 'SavedVariance', ''),
                 {'data_format': 'data_layout',
                  'epsilon': 'epsilon',
                  'is_test': 'is_test',
@@ -36,7 +37,7 @@ OPS = {'abs': ('abs', ('X',), ('Out',), {}),
                  'use_global_stats': 'use_global_stats'}),
  'batch_norm_': ('batch_norm',
                  ('X', 'Mean', 'Variance', 'Scale', 'Bias'),
-                 ('Y', 'MeanOut', 'VarianceOut', 'SavedMean', 'SavedVariance', ''),
+                 ('Y', 'MeanOut@Mean', 'VarianceOut@Variance', 'SavedMean', 'SavedVariance', ''),
                  {'data_format': 'data_layout',
                   'epsilon': 'epsilon',
                   'is_test': 'is_test',

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, registry
+from ..binding import written_attrs
 from .._proto.framework_pb2 import AttrType
 from ..errors import FormatError, PyirError, Where
 from ..framework import FEED_MINIBATCH, FETCH_LIST, Parameter, Program, Variable
@@ -108,13 +109,19 @@ class _Translator:
             cast = float if field_name.startswith("fp") else int
             attrs = {"shape": [len(v.const)], "dtype": code,
                      field_name: [cast(c) for c in v.const]}
-            self.block.append_op("assign_value", {}, {"Out": [name]}, attrs)
+            self.append("assign_value", {}, {"Out": [name]}, attrs)
         else:
-            self.block.append_op("fill_constant", {}, {"Out": [name]},
+            self.append("fill_constant", {}, {"Out": [name]},
                                  {"shape": list(v.shape), "value": float(v.const),
                                   "dtype": code, "str_value": "", "force_cpu": False})
         self.values[vid] = _Value("var", name)
         return name
+
+    def append(self, legacy: str, inputs: dict, outputs: dict, attrs: dict) -> None:
+        """A legacy op with every attribute its definition declares (defaults filled in, as
+        pyir's builder writes them, so Paddle's legacy loader finds them all)."""
+        values, types = written_attrs(registry.get(legacy), attrs, role=0)
+        self.block.append_op(legacy, inputs, outputs, values, types)
 
     # --- ops ------------------------------------------------------------------------------
     def run(self) -> Program:
@@ -254,7 +261,11 @@ class _Translator:
                 self.values[vid] = _Value("gone", why=f"pd_op.{pd} result {vid} has no legacy "
                                                       f"counterpart")
                 continue
-            if t.kind == "vec":
+            slot, _, alias = slot.partition("@")
+            if alias and inputs.get(alias):  # in place: the output is the input's variable
+                names = list(inputs[alias])
+                self.values[vid] = _Value("var", names[0])
+            elif t.kind == "vec":
                 names = [self.new_var(pd, vid, item, f"_{i}") for i, item in
                          enumerate(t.items)]
                 self.values[vid] = _Value("vec", names=names)
@@ -269,14 +280,14 @@ class _Translator:
             raise self.error(e.message) from None
         cast_from = _LEGACY_DTYPE.get(pd.rstrip("_"))
         if cast_from is None:
-            self.block.append_op(legacy, inputs, outputs, attrs)
+            self.append(legacy, inputs, outputs, attrs)
             return
         for slot, names in outputs.items():  # one dense result
             final = self.block.vars[names[0]]
             temp = self.block.create_var(final.name + ".legacy", cast_from, final.shape)
             outputs[slot] = [temp.name]
-            self.block.append_op(legacy, inputs, outputs, attrs)
-            self.block.append_op("cast", {"X": [temp.name]}, {"Out": [final.name]},
+            self.append(legacy, inputs, outputs, attrs)
+            self.append("cast", {"X": [temp.name]}, {"Out": [final.name]},
                                  {"in_dtype": dtypes.to_code(cast_from),
                                   "out_dtype": dtypes.to_code(final.dtype)})
 
@@ -302,10 +313,10 @@ class _Translator:
         for holder in (feed, fetch):
             holder._flags = {"persistable": True}
         for col, name in enumerate(self.feeds):
-            block.append_op("feed", {"X": ["feed"]}, {"Out": [name]}, {"col": col})
+            self.append("feed", {"X": ["feed"]}, {"Out": [name]}, {"col": col})
             block.ops.insert(0, block.ops.pop())
         for col, name in sorted(self.fetches):
-            block.append_op("fetch", {"X": [name]}, {"Out": ["fetch"]}, {"col": col})
+            self.append("fetch", {"X": [name]}, {"Out": ["fetch"]}, {"col": col})
         for holder in ("feed", "fetch"):
             block.vars[holder] = block.vars.pop(holder)
 
