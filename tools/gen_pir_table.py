@@ -75,10 +75,10 @@ COMPAT: dict[str, tuple[str, dict]] = {
                                               "output_size": "=output_size"}),
     "pool2d": ("pool2d", {"kernel_size": "=ksize"}),
     "batch_norm_": ("batch_norm", {"out": "Y", "data_format": "data_layout",
-                                   "mean_out": "MeanOut@Mean",
+                                   "mean_out": "MeanOut@Mean", "reserve_space": "", "reserve_space": "",
                                    "variance_out": "VarianceOut@Variance"}),
     "batch_norm": ("batch_norm", {"out": "Y", "data_format": "data_layout",
-                                  "mean_out": "MeanOut@Mean",
+                                  "mean_out": "MeanOut@Mean", "reserve_space": "",
                                   "variance_out": "VarianceOut@Variance"}),
     "layer_norm": ("layer_norm", {"out": "Y"}),
     "instance_norm": ("instance_norm", {"out": "Y", "saved_variance": "SavedVariance"}),
@@ -217,10 +217,8 @@ def build_table(sigs: dict) -> dict:
         results = []
         for n in sig["results"]:
             legacy_name = renames.get(n, camel(n))
-            slot = opdef.output_slot(legacy_name.split("@")[0]) if legacy_name else None
-            if slot is not None and slot.extra:
-                legacy_name = ""  # an extra output (ReserveSpace, Mask): inference drops it
-            elif legacy_name and legacy_name.split("@")[0] not in outs:
+
+            if legacy_name and legacy_name.split("@")[0] not in outs:
                 problems.append(f"{op}: result {n} -> {legacy_name} not a slot of {legacy}")
                 legacy_name = ""
             results.append(legacy_name)
