@@ -75,7 +75,7 @@ COMPAT: dict[str, tuple[str, dict]] = {
                                               "output_size": "=output_size"}),
     "pool2d": ("pool2d", {"kernel_size": "=ksize"}),
     "batch_norm_": ("batch_norm", {"out": "Y", "data_format": "data_layout",
-                                   "mean_out": "MeanOut@Mean", "reserve_space": "", "reserve_space": "",
+                                   "mean_out": "MeanOut@Mean", "reserve_space": "",
                                    "variance_out": "VarianceOut@Variance"}),
     "batch_norm": ("batch_norm", {"out": "Y", "data_format": "data_layout",
                                   "mean_out": "MeanOut@Mean", "reserve_space": "",
