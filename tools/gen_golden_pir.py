@@ -111,6 +111,42 @@ def build(name):
             x = x + self.ff2(F.gelu(self.ff1(self.ln2(x))))
             return paddle.mean(x, axis=1), paddle.concat([x[:, 0], x[:, -1]], axis=-1)
 
+    class Misc(nn.Layer):
+        """Many ops at once: reductions, indexing, comparisons, shape ops, interpolation."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2D(2, 4, 3, padding=1)
+            self.prelu = nn.PReLU(4)
+            self.gn = nn.GroupNorm(2, 4)
+            self.deconv = nn.Conv2DTranspose(4, 2, 2, stride=2)
+
+        def forward(self, x, idx):
+            h = self.gn(self.prelu(self.conv(x)))                       # [b,4,6,6]
+            up = F.interpolate(h, scale_factor=2, mode="nearest")       # [b,4,12,12]
+            bil = F.interpolate(h, size=[9, 9], mode="bilinear", align_corners=False)
+            d = self.deconv(h)                                          # [b,2,12,12]
+            p = F.pad(h, [1, 1, 2, 0], mode="reflect")
+            f = paddle.flatten(h, 1)                                    # [b,144]
+            g = paddle.gather(f, idx, axis=1)                           # [b,k]
+            s = paddle.sum(f, axis=-1, keepdim=True) + paddle.max(f, axis=1, keepdim=True)
+            m = paddle.min(f) + paddle.prod(f[:, :3], axis=1).sum()
+            am = paddle.argmax(f, axis=1)
+            tv, ti = paddle.topk(f, 3, axis=-1)
+            cs = paddle.cumsum(g, axis=1)
+            w = paddle.where(g > 0.1, g, paddle.zeros_like(g))
+            e = paddle.expand(paddle.unsqueeze(s, 1), [-1, 3, 2])
+            t = paddle.tile(g[:, :2], [1, 2])
+            c = paddle.cast(am, "float32") * 0.5
+            lg = F.log_softmax(f[:, :10], axis=-1)
+            act = F.sigmoid(g) + F.tanh(g) + F.silu(g) + F.leaky_relu(g, 0.1) + F.elu(g) \
+                + F.softplus(g) + paddle.exp(-g * g) + paddle.abs(g) - paddle.sqrt(g * g + 1)
+            return (up.mean(axis=[2, 3]), bil.sum(axis=[1]), d, p, s, m, am, tv, ti, cs, w, e,
+                    t, c, lg, act, paddle.maximum(g, cs) / (paddle.minimum(g, cs) + 3.0))
+
+    if name == "misc":
+        return Misc(), {"x": rng.uniform(-1, 1, (2, 2, 6, 6)).astype("float32"),
+                        "idx": np.array([0, 5, 7, 100, 143, 9], "int64")}
     if name == "mlp":
         return MLP(), {"x": rng.uniform(-1, 1, (3, 8)).astype("float32")}
     if name == "cnn":
@@ -124,7 +160,7 @@ def build(name):
     raise SystemExit(f"unknown model {name}")
 
 
-MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block"]
+MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block", "misc"]
 
 
 def zoo(name):
@@ -168,7 +204,8 @@ def worker(name, out, legacy, is_zoo):
 
     layer, feeds = (zoo if is_zoo else build)(name)
     layer.eval()
-    specs = [InputSpec([None] + list(v.shape[1:]), str(v.dtype), k) for k, v in feeds.items()]
+    specs = [InputSpec([None] + list(v.shape[1:]) if v.ndim > 1 else list(v.shape),
+                       str(v.dtype), k) for k, v in feeds.items()]
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)
     prefix = str(out / ("legacy" if legacy else "model"))

@@ -328,9 +328,11 @@ def _coerce(opdef, name: str, value):
     if spec is None:
         return value
     t = spec.type
-    if isinstance(value, Dtype):
-        value = dtypes.to_code(dtype_of(value)) if t in (AttrType.INT, AttrType.LONG) \
-            else str(value)
+    if isinstance(value, Dtype):  # "Undefined(ALL_DTYPE)": the legacy -1, "as the input"
+        if t not in (AttrType.INT, AttrType.LONG):
+            value = str(value)
+        else:
+            value = -1 if value.startswith("Undefined") else dtypes.to_code(dtype_of(value))
     if t in (AttrType.INT, AttrType.LONG, AttrType.FLOAT, AttrType.FLOAT64, AttrType.BOOLEAN,
              AttrType.STRING, AttrType.SCALAR):
         if isinstance(value, list):
