@@ -31,7 +31,8 @@ def expected(name):
 
 
 def test_the_goldens_cover_the_brief():
-    assert {"mlp", "cnn", "lstm", "clip_inf", "block", "misc"} <= set(MODELS)
+    assert {"mlp", "cnn", "lstm", "clip_inf", "block", "misc", "control_flow",
+            "control_flow_neg"} <= set(MODELS)
     assert sum(f.stat().st_size for f in GOLDEN.rglob("*") if f.is_file()) < 1_500_000
 
 
@@ -164,3 +165,46 @@ def test_cli_convert(tmp_path):
     program = load_program(str(tmp_path / "m.pdmodel"))
     assert program.version == 3003001
     assert not json.dumps([op.type for op in program.global_block().ops]).count("_\"")
+
+
+def test_if_and_while_become_pyirs_control_flow_ops():
+    program = load_program(str(GOLDEN / "control_flow" / "model.json"))
+    types = [op.type for op in program.global_block().ops]
+    assert types.count("conditional_block") == 2 and "select_input" in types
+    assert "while" in types and program.num_blocks == 4
+    loop = program.global_block().ops[types.index("while")]
+    body = program.blocks[loop.attrs["sub_block"]]
+    # the body ends by assigning the new condition and loop variables back
+    assert [op.type for op in body.ops[-3:]] == ["assign"] * 3
+    assert loop.input("Condition")[0] in loop.output("Out")
+
+
+@pytest.mark.parametrize("name", ["control_flow", "control_flow_neg"])
+def test_gradient_through_if_and_while_matches_finite_differences(name):
+    scope = pyir.static.Scope()
+    m = load_model(str(GOLDEN / name / "model.json"), scope=scope)
+    program = m.program
+    with pyir.static.program_guard(program):
+        block = program.global_block()
+        loss = pyir.mean(block.var(m.fetch_names[1])) + pyir.mean(block.var(m.fetch_names[0]))
+        grads = dict((p.name, g.name) for p, g in pyir.static.append_backward(loss))
+    exe = pyir.static.Executor()
+    feed = inputs(name)
+
+    def run(fetch):
+        return exe.run(program, feed=feed, fetch_list=fetch, scope=scope)
+
+    g = run([grads["linear_0.b_0"]])[0]
+    b = scope["linear_0.b_0"].copy()
+    eps = 1e-2
+    for i in range(b.size):
+        for sign in (1, -1):
+            bb = b.copy()
+            bb[i] += sign * eps
+            scope["linear_0.b_0"] = bb
+            if sign == 1:
+                up = float(run([loss.name])[0])
+            else:
+                down = float(run([loss.name])[0])
+        scope["linear_0.b_0"] = b
+        assert abs((up - down) / (2 * eps) - g[i]) < 2e-3, (i, g)

@@ -121,12 +121,55 @@ def test_constant_only_attribute_fed_by_a_tensor(tmp_path):
                                   "be a constant")
 
 
-def test_control_flow_is_refused_for_now(tmp_path):
+def test_other_control_flow_is_refused(tmp_path):
     doc = mlp()
     i = op_index(doc, "1.relu")
-    ops_of(doc)[i]["#"] = "1.while"
+    ops_of(doc)[i]["#"] = "1.pylayer"
     refused(write(tmp_path, doc), "control flow in PIR files is not supported yet",
-            "pd_op.while", f"op #{i}")
+            "pd_op.pylayer", f"op #{i}")
+    ops_of(doc)[i]["#"] = "2.yield"
+    refused(write(tmp_path, doc), "control flow in PIR files is not supported yet")
+
+
+def control_flow():
+    return json.loads((GOLDEN / "control_flow" / "model.json").read_text())
+
+
+def test_while_without_a_body(tmp_path):
+    doc = mlp()
+    ops_of(doc)[op_index(doc, "1.relu")]["#"] = "1.while"
+    refused(write(tmp_path, doc), "pd_op.while takes [cond, loop vars...] and one body region")
+
+
+def test_if_branch_without_yield(tmp_path):
+    doc = control_flow()
+    op = ops_of(doc)[op_index(doc, "1.if")]
+    op["regions"][1]["blocks"][0]["ops"].pop()
+    refused(write(tmp_path, doc), "the if region does not end with cf.yield", "pd_op.if")
+
+
+def test_if_branch_yielding_too_much(tmp_path):
+    doc = control_flow()
+    op = ops_of(doc)[op_index(doc, "1.if")]
+    yielded = op["regions"][0]["blocks"][0]["ops"][-1]
+    yielded["I"].append(yielded["I"][0])
+    refused(write(tmp_path, doc), "an if branch yields 2 values for 1 results")
+
+
+def test_while_with_mismatched_arguments(tmp_path):
+    doc = control_flow()
+    op = ops_of(doc)[op_index(doc, "1.while")]
+    op["regions"][0]["blocks"][0]["args"].pop()
+    refused(write(tmp_path, doc), "pd_op.while has 2 loop variables, 1 body arguments")
+
+
+def test_error_inside_a_region_names_its_block(tmp_path):
+    doc = control_flow()
+    op = ops_of(doc)[op_index(doc, "1.while")]
+    body = op["regions"][0]["blocks"][0]["ops"]
+    body[0]["#"] = "1.frobnicate"
+    err = refused(write(tmp_path, doc), "pd_op.frobnicate is not supported")
+    assert err.where.block == 3 and err.where.op_index == 0
 
 
 def test_reading_the_dropped_dropout_state(tmp_path):

@@ -144,6 +144,28 @@ def build(name):
             return (up.mean(axis=[2, 3]), bil.sum(axis=[1]), d, p, s, m, am, tv, ti, cs, w, e,
                     t, c, lg, act, paddle.maximum(g, cs) / (paddle.minimum(g, cs) + 3.0))
 
+    class ControlFlow(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            if paddle.mean(h) > 0:
+                y = h * 2.0 + 1.0
+            else:
+                y = paddle.exp(h) - 1.0
+            i = paddle.zeros([1], "int64")
+            s = paddle.zeros_like(y)
+            while i < 3:
+                s = s + y * paddle.cast(i, "float32")
+                i = i + 1
+            return y, s
+
+    if name == "control_flow":
+        return ControlFlow(), {"x": rng.uniform(-1, 1, (3, 4)).astype("float32")}
+    if name == "control_flow_neg":
+        return ControlFlow(), {"x": rng.uniform(-1, 1, (3, 4)).astype("float32") - 3.0}
     if name == "misc":
         return Misc(), {"x": rng.uniform(-1, 1, (2, 2, 6, 6)).astype("float32"),
                         "idx": np.array([0, 5, 7, 100, 143, 9], "int64")}
@@ -160,7 +182,7 @@ def build(name):
     raise SystemExit(f"unknown model {name}")
 
 
-MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block", "misc"]
+MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block", "misc", "control_flow", "control_flow_neg"]
 
 
 def zoo(name):

@@ -165,7 +165,34 @@ def _op(raw, file, index) -> Op:
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise _err(f"malformed operation ({type(e).__name__}: {e})", file, index, name) \
             from None
-    return Op(name, operands, results, attrs, out_attrs, raw.get("regions", []), raw)
+    regions = [_region(r, file, index, name) for r in raw.get("regions", [])]
+    return Op(name, operands, results, attrs, out_attrs, regions, raw)
+
+
+@dataclass
+class RegionBlock:
+    """The one block of a control-flow region: its arguments (negative ids: a while body's
+    loop variables) and its ops, ending with `2.yield`."""
+
+    args: list[tuple[int, Type]]
+    ops: list[Op]
+
+
+def _region(raw, file, index, name) -> RegionBlock:
+    try:
+        blocks = raw["blocks"]
+        if len(blocks) != 1:
+            raise _err(f"a region of {name} has {len(blocks)} blocks; pyir reads one",
+                       file, index, name)
+        block = blocks[0]
+        if block.get("kwargs"):
+            raise _err(f"a region block of {name} has keyword arguments, which pyir does not "
+                       f"read", file, index, name)
+        args = [(int(a["#"]), parse_type(a.get("TT"), file)) for a in block.get("args", [])]
+        ops = [_op(r, file, i) for i, r in enumerate(block["ops"])]
+    except (KeyError, TypeError, ValueError) as e:
+        raise _err(f"malformed region ({type(e).__name__}: {e})", file, index, name) from None
+    return RegionBlock(args, ops)
 
 
 def parse_module(data: bytes, file: str | None = None) -> Module:

@@ -26,11 +26,12 @@ from ..binding import written_attrs
 from .._proto.framework_pb2 import AttrType
 from ..errors import FormatError, PyirError, Where
 from ..framework import FEED_MINIBATCH, FETCH_LIST, Parameter, Program, Variable
+from .control import translate_if, translate_while
 from .reader import Dtype, Module, Op, Type, dtype_of
 from .table import OPS
 
-# Ops of the control-flow and other dialects pyir cannot translate yet.
-_CONTROL_FLOW = {"1.if", "1.while", "1.pylayer", "1.select_input", "1.assert"}
+# Ops of the control-flow dialect pyir cannot translate yet (if / while: control.py).
+_CONTROL_FLOW = {"1.pylayer", "1.select_input", "1.assert"}
 # Legacy attributes that the PIR op implies but does not write (derived from its other
 # attributes or its operands' dtypes; op_compat.yaml's reduce `reduce_all`, tril/triu's
 # `lower`, cast's `in_dtype`).
@@ -64,13 +65,14 @@ class _Translator:
         self.fetches: list[tuple[int, str]] = []
         self.index = 0
         self.op: Op | None = None
+        self.materialized: dict[tuple[int, int], str] = {}
 
     # --- errors ---------------------------------------------------------------------------
     def error(self, message: str) -> FormatError:
         name = self.op.name if self.op else None
         op_type = ("pd_op." + name[2:]) if name and name.startswith("1.") else name
-        return FormatError(message, Where(file=self.file, block=0, op_index=self.index,
-                                          op_type=op_type))
+        return FormatError(message, Where(file=self.file, block=self.block.idx,
+                                          op_index=self.index, op_type=op_type))
 
     # --- variables ------------------------------------------------------------------------
     def new_var(self, stem: str, vid: int, t: Type, suffix: str = "") -> str:
@@ -79,6 +81,10 @@ class _Translator:
             name += "_"
         self.block.create_var(name, t.dtype, t.shape if t.kind == "dense" else None)
         return name
+
+    def bind(self, vid: int, name: str) -> None:
+        """Value `vid` is the variable `name` (block arguments, if/while results)."""
+        self.values[vid] = _Value("var", name)
 
     def value(self, vid: int) -> _Value:
         if vid not in self.values:
@@ -93,7 +99,10 @@ class _Translator:
         if v.kind == "vec":
             return list(v.names)
         if v.kind == "const":
-            return [self.materialize(vid, v)]
+            key = (vid, self.block.idx)
+            if key not in self.materialized:
+                self.materialized[key] = self.materialize(vid, v)
+            return [self.materialized[key]]
         raise self.error(f"value %{vid} cannot be read: {v.why}")
 
     def materialize(self, vid: int, v: _Value) -> str:
@@ -114,7 +123,6 @@ class _Translator:
             self.append("fill_constant", {}, {"Out": [name]},
                                  {"shape": list(v.shape), "value": float(v.const),
                                   "dtype": code, "str_value": "", "force_cpu": False})
-        self.values[vid] = _Value("var", name)
         return name
 
     def append(self, legacy: str, inputs: dict, outputs: dict, attrs: dict) -> None:
@@ -125,16 +133,23 @@ class _Translator:
 
     # --- ops ------------------------------------------------------------------------------
     def run(self) -> Program:
-        for self.index, self.op in enumerate(self.module.ops):
-            self.translate_op(self.op)
+        self.translate_ops(self.module.ops)
         self.op = None
         self.add_feed_fetch()
         return self.program
+
+    def translate_ops(self, ops: list[Op]) -> None:
+        for self.index, self.op in enumerate(ops):
+            self.translate_op(self.op)
 
     def translate_op(self, op: Op) -> None:
         name = op.name
         if name == "p":
             return self.parameter(op)
+        if name == "1.if":
+            return translate_if(self, op)
+        if name == "1.while":
+            return translate_while(self, op)
         if name in _CONTROL_FLOW or name.startswith("2."):
             raise self.error(f"control flow in PIR files is not supported yet "
                              f"({self.error('').where.op_type})")
@@ -299,7 +314,7 @@ class _Translator:
         if legacy == "tril_triu":
             attrs["lower"] = pd == "tril"
         if legacy == "cast" and "X" in inputs:
-            var = self.block.vars.get(inputs["X"][0])
+            var = self.block._lookup(inputs["X"][0])
             if var is not None and var.dtype is not None:
                 attrs["in_dtype"] = dtypes.to_code(var.dtype)
         if legacy == "split" and "sections" in attrs:
