@@ -32,7 +32,7 @@ def test_the_table_covers_the_zoo_and_common_ops():
 
 @pytest.mark.parametrize("pd_op", sorted(OPS))
 def test_entry_names_only_what_the_registry_declares(pd_op):
-    legacy, operands, results, attrs = OPS[pd_op]
+    legacy, operands, results, attrs, constants = OPS[pd_op]
     opdef = registry.get(legacy)
     inputs = {s.name for s in opdef.inputs}
     outputs = {s.name for s in opdef.outputs}
@@ -48,8 +48,12 @@ def test_entry_names_only_what_the_registry_declares(pd_op):
         slot, _, alias = spec.partition("@")
         assert not slot or slot in outputs, (pd_op, spec)
         assert not alias or alias in operands, (pd_op, spec)
-    for pir_name, legacy_name in attrs.items():
+    for pir_name, (legacy_name, kind, _) in attrs.items():
         assert not legacy_name or legacy_name in declared, (pd_op, pir_name, legacy_name)
+        assert kind.startswith(("0.a_", "1.a_")), (pd_op, pir_name, kind)
+    assert len(constants) == len(operands)
+    for spec, constant in zip(operands, constants):
+        assert constant or not spec.startswith("="), (pd_op, spec, constant)
 
 
 def test_duplicable_slots_take_vectors():
@@ -62,7 +66,11 @@ def test_duplicable_slots_take_vectors():
 
 
 def test_known_renames():
-    assert OPS["matmul"][0] == "matmul_v2" and OPS["matmul"][3]["transpose_x"] == "trans_x"
+    assert OPS["matmul"][0] == "matmul_v2"
+    assert OPS["matmul"][3]["transpose_x"] == ("trans_x", "0.a_bool", False)
+    assert OPS["conv2d"][3]["strides"] == ("strides", "0.a_array/0.a_i32", [1, 1])
+    assert OPS["scale"][4] == ("", "full:float32")
+    assert OPS["mean"][4] == ("", "full_int_array:int64")
     assert OPS["conv2d"][2] == ("Output",)
     assert OPS["embedding"][1] == ("Ids", "W")
     assert OPS["batch_norm_"][1] == ("X", "Mean", "Variance", "Scale", "Bias")

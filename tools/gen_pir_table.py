@@ -165,26 +165,75 @@ def parse_header(paths: list[str]) -> dict[str, dict]:
     for m in re.finditer(r'static const char \*name\(\) \{ return "pd_op\.(\w+)"; \}', text):
         name = m.group(1)
         end = text.find("\n};", m.end())
-        body = text[m.end():end]
+        body = re.sub(r"\s+", " ", re.sub(r"//[^\n]*", "", text[m.end():end]))
         operands = [(int(i), n) for n, i in
                     re.findall(r"pir::Value (\w+)\(\) \{ return operand_source\((\d+)\); \}",
                                body)]
         results = [(int(i), n) for n, i in
                    re.findall(r"pir::Value (\w+)\(\) \{ return result\((\d+)\); \}", body)]
-        builds = re.findall(r"static void Build\(pir::Builder &builder, pir::OperationArgument"
-                            r" &argument(?:, )?(.*?)\);", body)
+        builds = re.findall(r"static void Build\(pir::Builder &builder, ?pir::OperationArgument"
+                            r" &argument ?(?:, ?)?(.*?)\);", body)
         first = next((b for b in builds if "AttributeMap" not in b), "")
-        values, attrs = [], []
+        values, attrs, kinds = [], [], {}
         for p in _split_params(first):
-            p = p.split("=")[0].strip()
-            pname = re.sub(r"_$", "", p.split()[-1].lstrip("&*"))
-            (values if p.startswith("pir::Value") else attrs).append(pname)
+            decl, _, default = p.partition("=")
+            decl = decl.strip()
+            pname = re.sub(r"_$", "", decl.split()[-1].lstrip("&*"))
+            if decl.startswith("pir::Value"):
+                values.append(pname)
+            else:
+                attrs.append(pname)
+                kinds[pname] = (decl.rsplit(None, 1)[0].replace("const ", "").rstrip("&"),
+                                default.strip() or None)
         mutable = [n for _, n in sorted(operands) if n not in values and n in attrs]
         sigs.setdefault(name, None)
         sigs[name] = sigs[name] or dict(operands=[n for _, n in sorted(operands)],
-                          results=[n for _, n in sorted(results)],
-                          attrs=[a for a in attrs if a not in mutable], mutable=mutable)
+                                        results=[n for _, n in sorted(results)],
+                                        attrs=[a for a in attrs if a not in mutable],
+                                        mutable=mutable, kinds=kinds)
     return sigs
+
+
+# C++ attribute types of pd_op.h -> the JSON attribute kind a PIR file writes for them
+# (docs/pir-json.md, "Attribute values"); vectors are `0.a_array` of the element kind.
+_KIND = {"bool": "0.a_bool", "int": "0.a_i32", "int64_t": "0.a_i64", "float": "0.a_f32",
+         "double": "0.a_f64", "std::string": "0.a_str", "phi::DataType": "1.a_dtype",
+         "phi::Place": "1.a_place", "phi::IntArray": "1.a_intarray",
+         "phi::Scalar": "1.a_scalar", "std::vector<int>": "0.a_array/0.a_i32",
+         "std::vector<int64_t>": "0.a_array/0.a_i64", "std::vector<float>": "0.a_array/0.a_f32",
+         "std::vector<double>": "0.a_array/0.a_f64",
+         "std::vector<std::string>": "0.a_array/0.a_str", "std::vector<bool>": "0.a_array/0.a_bool"}
+# The constant op (and dtype) Paddle writes for a mutable attribute of each C++ type.
+_MUTABLE = {"int": "full:int32", "int64_t": "full:int64", "float": "full:float32",
+            "double": "full:float64", "phi::Scalar": "full:float32",
+            "std::vector<int64_t>": "full_int_array:int64",
+            "std::vector<int>": "full_int_array:int64", "phi::IntArray": "full_int_array:int64"}
+
+
+def _default(cpp: str, text: str | None):
+    """A C++ default argument as a JSON value (None when there is none)."""
+    if text is None:
+        return None
+    if text.startswith("{") and text.endswith("}"):
+        inner = text[1:-1].strip()
+        return [_default(cpp.split("<", 1)[-1].rstrip(">"), v.strip())
+                for v in inner.split(",")] if inner else []
+    if text in ("true", "false"):
+        return text == "true"
+    if text.startswith('"'):
+        return text.strip('"')
+    if text.startswith("phi::DataType::"):
+        return text.split("::")[-1].lower()
+    if "Place" in text:
+        return [1, 0, ""] if "CPU" in text else [0, 0, ""]
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text.rstrip("f"))
+    except ValueError:
+        return None
 
 
 def build_table(sigs: dict) -> dict:
@@ -227,8 +276,16 @@ def build_table(sigs: dict) -> dict:
             legacy_name = renames.get(n, n)
             if legacy_name and legacy_name not in attr_names:
                 legacy_name = ""  # a PIR-only attribute (place, sparse, ...): dropped
-            attrs[n] = legacy_name
-        table[op] = (legacy, tuple(operands), tuple(results), attrs)
+            cpp, default = sig["kinds"][n]
+            if cpp not in _KIND:
+                problems.append(f"{op}: attribute {n} has C++ type {cpp}")
+            attrs[n] = (legacy_name, _KIND.get(cpp, "?"), _default(cpp, default))
+        mutable = {n: _MUTABLE.get(sig["kinds"][n][0], "?") for n in sig["mutable"]}
+        for n, kind in mutable.items():
+            if kind == "?":
+                problems.append(f"{op}: mutable {n} has C++ type {sig['kinds'][n][0]}")
+        table[op] = (legacy, tuple(operands), tuple(results), attrs,
+                     tuple(mutable.get(n, "") for n in sig["operands"]))
     return table, problems
 
 
@@ -237,7 +294,7 @@ HEADER = '''"""The op table: Paddle 3 PIR op (`pd_op.NAME`) -> the legacy op pyi
 GENERATED by tools/gen_pir_table.py from pd_op.h (Paddle 3.3.1's op signatures, from ops.yaml)
 and op_compat.yaml facts; do not edit by hand. docs/pir-json.md, "The op table", explains it.
 
-OPS[pd_op] = (legacy type, operands, results, attrs):
+OPS[pd_op] = (legacy type, operands, results, attrs, constants):
   operand  "Slot"        the value goes to legacy input slot Slot
            "=attr"       a mutable attribute: the constant full/full_int_array value feeding
                          it becomes legacy attribute `attr`
@@ -245,7 +302,10 @@ OPS[pd_op] = (legacy type, operands, results, attrs):
            ""            dropped (an operand legacy Paddle does not have)
   result   "Slot", "Slot@Input" (in place: the legacy op writes the variable of its
            input slot Input, e.g. batch_norm's MeanOut@Mean) or "" (no legacy output)
-  attrs    PIR attribute -> legacy attribute name ("": dropped)
+  attrs    PIR attribute -> (legacy attribute name or "" (dropped), the JSON kind Paddle
+           writes it as, its default in the PIR signature or None)
+  constants  per operand: for a mutable attribute, the op and dtype Paddle feeds it with
+           ("full_int_array:int64", "full:int32", "full:float32", ...), else ""
 """
 
 OPS = '''

@@ -240,7 +240,7 @@ class _Translator:
         self.define(op, 0, _Value("const", const=value, dtype=dtype, shape=shape))
 
     def legacy_op(self, op: Op, pd: str, entry) -> None:
-        legacy, operand_specs, result_specs, attr_map = entry
+        legacy, operand_specs, result_specs, attr_map = entry[:4]
         if len(op.operands) != len(operand_specs):
             raise self.error(f"pd_op.{pd} takes {len(operand_specs)} operands, this op has "
                              f"{len(op.operands)}")
@@ -265,7 +265,7 @@ class _Translator:
                 spec = slot
             inputs[spec] = self.tensor_names(vid)
         for pir_name, value in op.attrs.items():
-            legacy_name = attr_map.get(pir_name, "")
+            legacy_name = attr_map.get(pir_name, ("",))[0]
             if legacy_name:
                 attrs[legacy_name] = value
         outputs: dict[str, list[str]] = {}
