@@ -1,5 +1,11 @@
-"""Oracle check of `pyir convert`: every PIR `.json` in the given directories converted to a
-legacy `.pdmodel`, loaded and run by Paddle 3.3.1 in legacy mode, to Paddle's own numbers.
+"""Oracle check of `pyir convert`, both ways, with Paddle 3.3.1 running the results:
+
+    to legacy   every PIR `.json` converted to a legacy `.pdmodel`, run by Paddle in legacy
+                mode (FLAGS_enable_pir_api=0)
+    to PIR      every legacy `.pdmodel` (or, for models that have none, the `.json` read by
+                pyir) converted to a PIR `.json`, run by Paddle in its default mode
+
+each to Paddle's own numbers (expected.npz).
 
     .venv/bin/python tools/check_pir_convert.py [DIR ...]   (default tests/golden_pir)
 
@@ -39,6 +45,7 @@ print(f"ok {len(outs)} outputs, max abs err {worst:.3g}")
 
 
 def main() -> int:
+    from pyir.errors import PyirError
     from pyir.files.convert import convert_model
 
     dirs = [pathlib.Path(d) for d in sys.argv[1:]] or [ROOT / "tests" / "golden_pir"]
@@ -46,15 +53,26 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for root in dirs:
             for d in sorted(p for p in root.iterdir() if (p / "model.json").exists()):
-                out = pathlib.Path(tmp) / d.name / "model.pdmodel"
-                convert_model(str(d / "model.json"), str(out))
-                env = dict(os.environ, FLAGS_enable_pir_api="0")
-                r = subprocess.run([PADDLE, "-c", RUNNER, str(out.with_suffix("")),
-                                    str(d / "inputs.npz"), str(d / "expected.npz")],
-                                   env=env, capture_output=True, text=True)
-                last = (r.stdout.strip() or r.stderr.strip()).splitlines()[-1:] or ["?"]
-                print(f"{d.name:24s} {'PASS' if r.returncode == 0 else 'FAIL'} {last[0][:200]}")
-                failed += r.returncode != 0
+                legacy_src = d / "model.pdmodel"
+                jobs = [("to legacy", d / "model.json", "model.pdmodel", "0"),
+                        ("to PIR", legacy_src if legacy_src.exists() else d / "model.json",
+                         "model.json", "1")]
+                for what, src, target, pir_flag in jobs:
+                    out = pathlib.Path(tmp) / d.name / what.replace(" ", "_") / target
+                    try:
+                        convert_model(str(src), str(out), params=str(d / "model.pdiparams")
+                                      if (d / "model.pdiparams").exists() else None)
+                    except PyirError as e:
+                        print(f"{d.name:22s} {src.suffix:8s} {what:10s} REFUSED {e}"[:200])
+                        continue
+                    env = dict(os.environ, FLAGS_enable_pir_api=pir_flag)
+                    r = subprocess.run([PADDLE, "-c", RUNNER, str(out.with_suffix("")),
+                                        str(d / "inputs.npz"), str(d / "expected.npz")],
+                                       env=env, capture_output=True, text=True)
+                    last = (r.stdout.strip() or r.stderr.strip()).splitlines()[-1:] or ["?"]
+                    print(f"{d.name:22s} {src.suffix:8s} {what:10s} "
+                          f"{'PASS' if r.returncode == 0 else 'FAIL'} {last[0][:160]}")
+                    failed += r.returncode != 0
     return 1 if failed else 0
 
 

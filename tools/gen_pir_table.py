@@ -318,7 +318,7 @@ def main():
     table, problems = build_table(parse_header(a.pd_op_h))
     for p in problems:
         print("problem:", p)
-    body = pprint.pformat(table, width=100, sort_dicts=True)
+    body = pprint.pformat(table, width=100, sort_dicts=False)
     OUT.write_text(HEADER + body + "\n")
     print(f"wrote {OUT} ({len(table)} ops)")
     return 1 if problems else 0

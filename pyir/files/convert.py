@@ -4,6 +4,7 @@
       +-- load_program         src by content: a legacy ProgramDesc or a Paddle 3 PIR .json
       +-- check_program        every op known to pyir, slots and attributes as declared
       +-- serialize_program    the legacy `.pdmodel` bytes (Paddle 3.3.1's version stamp)
+          or program_to_pir    OUT ending in `.json`: a PIR program (pyir/pir/writer.py)
       +-- write_files          OUT + OUT's `.pdiparams` (the source's, byte for byte), atomically
 
 The parameter stream is the same in both Paddle formats (docs/pir-json.md, "What the save
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from ..checker import check_program
 from ..errors import FormatError, PyirError, Where
+from ..pir.writer import program_to_pir
 from ..serialize import PADDLE_VERSION, load_program, serialize_program
 from .atomic import write_files
 from .inference import PADDLE_OP_VERSIONS, persistable_names
@@ -35,7 +37,8 @@ def convert_model(src: str, out: str, params: str | None = None,
                   out_params: str | None = None) -> Converted:
     """Write the program `src` (a Paddle 3 PIR `.json`, a Paddle `.pdmodel` or a pyir `.pb`)
     as a legacy ProgramDesc at `out` (which Paddle 3.3.1 loads with FLAGS_enable_pir_api=0),
-    with the parameters beside it.
+    or, when `out` ends in `.json`, as a PIR program (which Paddle 3.3.1 loads in its default
+    mode), with the parameters beside it.
 
     Args:
         params: the source's params file (default: `<src stem>.pdiparams` when it exists).
@@ -45,15 +48,18 @@ def convert_model(src: str, out: str, params: str | None = None,
         >>> convert_model("model.json", "legacy/model.pdmodel").params_path
         'legacy/model.pdiparams'
     """
-    if out.endswith(".json"):
-        raise PyirError("writing PIR .json programs is not supported yet; convert to a legacy "
-                        ".pdmodel (which Paddle 3 loads too)", Where(file=out))
     program = load_program(src)
     check_program(program)
-    if program.version is None:
-        program.version = PADDLE_VERSION
-        program.op_version_map = list(PADDLE_OP_VERSIONS)
-    files = {out: serialize_program(program)}
+    if out.endswith(".json"):
+        try:
+            files = {out: program_to_pir(program)}
+        except PyirError as e:
+            raise e.at(file=src) from None
+    else:
+        if program.version is None:
+            program.version = PADDLE_VERSION
+            program.op_version_map = list(PADDLE_OP_VERSIONS)
+        files = {out: serialize_program(program)}
     if params is None:
         sidecar = os.path.splitext(src)[0] + ".pdiparams"
         params = sidecar if os.path.isfile(sidecar) else None
