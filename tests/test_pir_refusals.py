@@ -52,11 +52,26 @@ def test_bad_magic(tmp_path):
     assert err.where.file.endswith("model.json")
 
 
-@pytest.mark.parametrize("version", [1, 3, 5, "4"])
+@pytest.mark.parametrize("version", [0, 5, "4", None])
 def test_unknown_version(tmp_path, version):
     doc = mlp()
     doc["base_code"]["version"] = version
     refused(write(tmp_path, doc), f"version {version!r} is not supported", "model.json")
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_older_versions_read_the_same(tmp_path, version):
+    # patches 2-4 only retype attributes of the ops pyir's table holds (patch/<N>.yaml)
+    from pyir.files import run_model
+    import numpy as np
+    doc = json.loads((GOLDEN / "cnn" / "model.json").read_text())
+    doc["base_code"]["version"] = version
+    path = write(tmp_path, doc)
+    (tmp_path / "model.pdiparams").write_bytes((GOLDEN / "cnn" / "model.pdiparams").read_bytes())
+    feeds = dict(np.load(GOLDEN / "cnn" / "inputs.npz"))
+    got = list(run_model(path, feeds).outputs.values())[0]
+    np.testing.assert_allclose(got, np.load(GOLDEN / "cnn" / "expected.npz")["out0"],
+                               rtol=1e-4, atol=1e-6)
 
 
 def test_truncated_json(tmp_path):

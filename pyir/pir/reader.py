@@ -17,9 +17,13 @@ from .. import dtypes
 from ..errors import FormatError, Where
 
 MAGIC = "pir"
-# PIR serialization versions this reader knows (docs/pir-json.md, "Versions"): Paddle 3.3.1
-# writes 4. Older files need Paddle's patch/<N>.yaml replays, which pyir does not do.
-SUPPORTED_VERSIONS = (4,)
+# PIR serialization versions this reader knows (docs/pir-json.md, "Top level and versions"):
+# Paddle 3.3.1 writes 4. Paddle's patches 2-4 (patch/<N>.yaml) bring a file of version N-1 up
+# to N; for the ops of pyir's table they only retype attributes (int32 -> int64, float ->
+# double), which a reader taking JSON numbers as they come needs not replay. The ops whose
+# patches add attributes or outputs are not in the table (an older file holding one is
+# refused as an unknown op). Version 0 is Paddle's unreleased development format.
+SUPPORTED_VERSIONS = (1, 2, 3, 4)
 
 # Element types ("0.t_f32") -> numpy dtype names.
 _ELEMENT = {"0.t_f16": "float16", "0.t_bf16": "bfloat16", "0.t_f32": "float32",
@@ -215,8 +219,8 @@ def parse_module(data: bytes, file: str | None = None) -> Module:
     version = head.get("version")
     if version not in SUPPORTED_VERSIONS:
         raise _err(f"PIR serialization version {version!r} is not supported (pyir reads "
-                   f"version {', '.join(map(str, SUPPORTED_VERSIONS))}, which Paddle 3.3.1 "
-                   f"writes)", file)
+                   f"versions {SUPPORTED_VERSIONS[0]} to {SUPPORTED_VERSIONS[-1]}; Paddle "
+                   f"3.3.1 writes 4)", file)
     try:
         regions = doc["program"]["regions"]
         if len(regions) != 1 or len(regions[0]["blocks"]) != 1:
