@@ -208,3 +208,11 @@ def test_gradient_through_if_and_while_matches_finite_differences(name):
                 down = float(run([loss.name])[0])
         scope["linear_0.b_0"] = b
         assert abs((up - down) / (2 * eps) - g[i]) < 2e-3, (i, g)
+
+
+def test_jit_json_to_pdmodel(tmp_path):
+    src = GOLDEN / "cnn"
+    pyir.jit.json_to_pdmodel(None, None, str(src / "model"), str(tmp_path / "legacy"))
+    assert (tmp_path / "legacy.pdiparams").read_bytes() == (src / "model.pdiparams").read_bytes()
+    got = list(run_model(str(tmp_path / "legacy.pdmodel"), inputs("cnn")).outputs.values())
+    np.testing.assert_allclose(got[0], expected("cnn")[0], rtol=1e-4, atol=1e-6)
