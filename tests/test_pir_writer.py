@@ -20,7 +20,7 @@ from pyir.pir.writer import program_to_pir
 from pyir.serialize import load_program
 
 GOLDEN = pathlib.Path(__file__).parent / "golden_pir"
-PLAIN = ["block", "clip_inf", "cnn", "lstm", "misc", "mlp"]  # no control flow
+PLAIN = ["block", "clip_inf", "cnn", "lstm", "misc", "mlp"]
 
 
 def check(path, name):
@@ -119,10 +119,67 @@ def test_a_pyir_built_program_writes_and_reads_back(tmp_path):
         np.testing.assert_allclose(u, v, rtol=1e-6)
 
 
-def test_control_flow_is_refused(tmp_path):
-    with pytest.raises(PyirError, match="writing control flow"):
-        convert_model(str(GOLDEN / "control_flow" / "model.json"), str(tmp_path / "cf.json"))
-    assert not (tmp_path / "cf.json").exists()
+@pytest.mark.parametrize("name", ["control_flow", "control_flow_neg"])
+def test_if_and_while_round_trip(name, tmp_path):
+    out = tmp_path / "cf.json"
+    convert_model(str(GOLDEN / name / "model.json"), str(out))
+    _, ops = ops_of(out)
+    names = [op["#"] for op in ops]
+    assert "1.if" in names and "1.while" in names
+    assert "1.conditional_block" not in names and "1.select_input" not in names
+    loop = ops[names.index("1.while")]
+    body = loop["regions"][0]["blocks"][0]
+    assert [a["#"] for a in body["args"]] == [-1, -2] and body["ops"][-1]["#"] == "2.yield"
+    assert len(body["ops"][-1]["I"]) == 3  # new condition + two loop variables
+    branch = ops[names.index("1.if")]
+    assert len(branch["regions"]) == 2
+    check(out, name)
+
+
+def pyir_control_flow_model(path):
+    """pyir's own cond (its while_loop with constant bounds unrolls at build time)."""
+    main, start = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, start):
+        x = pyir.static.data("x", [-1, 3], "float32")
+        y = pyir.static.nn.cond(pyir.mean(x) > 0, lambda: x * 3.0, lambda: pyir.abs(x) - 1.0)
+        i = pyir.full([1], 0, "int64")
+        n = pyir.full([1], 4, "int64")
+        i, acc = pyir.static.nn.while_loop(lambda i, a: i < n,
+                                           lambda i, a: [i + 1, a * 0.5 + y], [i, y])
+    exe = pyir.static.Executor()
+    exe.run(start)
+    pyir.static.save_inference_model(str(path), [x], [y, acc], exe, program=main)
+
+
+def test_pyirs_own_cond_and_while_loop_write_and_read_back(tmp_path):
+    pyir_control_flow_model(tmp_path / "m")
+    convert_model(str(tmp_path / "m.pdmodel"), str(tmp_path / "m.json"))
+    _, ops = ops_of(tmp_path / "m.json")
+    assert "1.if" in {op["#"] for op in ops}
+    for sign in (1.0, -1.0):
+        feed = {"x": (np.arange(6, dtype="float32").reshape(2, 3) - 1.0) * sign}
+        a = run_model(str(tmp_path / "m.pdmodel"), feed).outputs
+        b = run_model(str(tmp_path / "m.json"), feed).outputs
+        for u, v in zip(a.values(), b.values()):
+            np.testing.assert_allclose(u, v, rtol=1e-6)
+
+
+def test_a_lone_conditional_block_is_refused(tmp_path):
+    program = load_program(str(GOLDEN / "control_flow" / "model.json"))
+    block = program.global_block()
+    merge = next(i for i, op in enumerate(block.ops) if op.type == "select_input")
+    block.ops.pop(merge)
+    with pytest.raises(PyirError, match="needs the layout of a cond") as e:
+        program_to_pir(program)
+    assert e.value.where.op_type == "conditional_block"
+
+
+def test_other_sub_block_ops_are_refused():
+    program = load_program(str(GOLDEN / "control_flow" / "model.json"))
+    op = next(op for op in program.global_block().ops if op.type == "while")
+    op.type = "pylayer"
+    with pytest.raises(PyirError, match="writing pylayer .an op with a sub-block"):
+        program_to_pir(program)
 
 
 def test_an_op_outside_the_table_is_refused():
@@ -138,5 +195,9 @@ def test_cli_convert_to_json(tmp_path):
     r = cli("convert", GOLDEN / "mlp" / "model.pdmodel", "-o", tmp_path / "m.json")
     assert r.exit_code == 0, r.output
     check(tmp_path / "m.json", "mlp")
-    assert_one_line_error(cli("convert", GOLDEN / "control_flow" / "model.json", "-o",
-                              tmp_path / "cf.json"), "writing control flow")
+    bad = tmp_path / "bad.json"
+    doc = json.loads((GOLDEN / "mlp" / "model.json").read_text())
+    doc["base_code"]["version"] = 7
+    bad.write_text(json.dumps(doc))
+    assert_one_line_error(cli("convert", bad, "-o", tmp_path / "out.json"), "version 7")
+    assert not (tmp_path / "out.json").exists()

@@ -8,7 +8,8 @@
                               0.combine, mutable attributes as 1.full / 1.full_int_array
                               constants; its attributes in the kinds the table records;
                               vector results unpacked with 0.split
-Writes serialization version 4 (Paddle 3.3.1). Control flow (sub-blocks) is refused.
+      while / a cond's pair of conditional_blocks   1.while / 1.if (writer_control.py)
+Writes serialization version 4 (Paddle 3.3.1).
 Facts: docs/pir-json.md.
 """
 
@@ -23,6 +24,7 @@ from .. import dtypes, registry
 from ..errors import PyirError, Where
 from ..framework import FEED_MINIBATCH, FETCH_LIST, Program
 from .table import OPS
+from .writer_control import write_control
 
 VERSION = 4
 _ELEMENT = {"float16": "0.t_f16", "float32": "0.t_f32", "float64": "0.t_f64", "int8": "0.t_i8",
@@ -98,9 +100,12 @@ class _Writer:
         self.ids: dict[str, int] = {}
         self.next_id = 0
         self.index = 0
+        self.next_arg = 0  # block arguments (a while body's loop variables) count down
+        self.regions = 0
+        self.skip: set[int] = set()  # ops already written as part of an earlier one
 
     def error(self, message: str, op) -> PyirError:
-        return PyirError(message, Where(file=self.program.source, block=0,
+        return PyirError(message, Where(file=self.program.source, block=self.block.idx,
                                         op_index=self.index, op_type=op.type))
 
     def new_id(self) -> int:
@@ -111,14 +116,24 @@ class _Writer:
         var = self.block.find_var(name)
         return _type(var.dtype if var else None, var.shape if var else None)
 
-    def emit(self, name: str, inputs: list[int], results: list[dict], attrs: list) -> list[int]:
+    def emit(self, name: str, inputs: list[int], results: list[dict], attrs: list,
+             regions: list | None = None) -> list[int]:
         ids = [self.new_id() for _ in results]
-        self.ops.append({"#": name, "A": [{"N": n, "AT": a} for n, a in attrs],
-                         "I": [{"%": i} for i in inputs],
-                         "O": [{"%": i, "TT": t} for i, t in zip(ids, results)],
-                         "OA": [{"N": "stop_gradient", "AT": _attr(
-                             "0.a_array/0.a_bool", [False] * len(results))}]})
+        op = {"#": name, "A": [{"N": n, "AT": a} for n, a in attrs],
+              "I": [{"%": i} for i in inputs],
+              "O": [{"%": i, "TT": t} for i, t in zip(ids, results)],
+              "OA": [{"N": "stop_gradient", "AT": _attr(
+                  "0.a_array/0.a_bool", [False] * len(results))}]}
+        if regions:
+            op["regions"] = regions
+        self.ops.append(op)
         return ids
+
+    def write_ops(self, ops: list) -> None:
+        for index, op in enumerate(ops):
+            self.index = index
+            if id(op) not in self.skip:
+                self.write_op(op, ops)
 
     def value(self, name: str, op) -> int:
         if name not in self.ids:
@@ -127,9 +142,6 @@ class _Writer:
 
     # --- the program ----------------------------------------------------------------------
     def run(self) -> bytes:
-        if len(self.program.blocks) > 1:
-            raise PyirError("writing control flow (sub-blocks) to a PIR .json is not "
-                            "supported yet", Where(file=self.program.source))
         for var in sorted(self.block.vars.values(), key=lambda v: v.name):
             if var.persistable and var.type not in (FEED_MINIBATCH, FETCH_LIST):
                 vid = self.new_id()
@@ -139,14 +151,13 @@ class _Writer:
                                         int(getattr(var, "trainable", not var.stop_gradient))],
                                  "QA": []})
                 self.ids[var.name] = vid
-        for self.index, op in enumerate(self.block.ops):
-            self.write_op(op)
+        self.write_ops(self.block.ops)
         doc = {"base_code": {"magic": "pir", "trainable": True, "version": VERSION},
                "program": {"regions": [{"#": "region_0", "blocks": [
                    {"#": "block_0", "args": [], "ops": self.ops}]}]}}
         return json.dumps(doc, separators=(",", ":")).encode()
 
-    def write_op(self, op) -> None:
+    def write_op(self, op, siblings: list) -> None:
         if op.type == "feed":
             name = op.output("Out")[0]
             var = self.block.var(name)
@@ -170,7 +181,7 @@ class _Writer:
                 op.type == "assign_value" and op.attrs.get("int32_values"):
             return self.constant(op, "full_int_array", op.output("Out")[0])
         if op.sub_block_ids():
-            raise self.error("writing control flow to a PIR .json is not supported yet", op)
+            return write_control(self, op, siblings)
         candidates = _REVERSE.get(op.type)
         if not candidates:
             raise self.error(f"op {op.type} has no PIR translation in pyir's op table", op)
