@@ -166,6 +166,53 @@ def build(name):
         return ControlFlow(), {"x": rng.uniform(-1, 1, (3, 4)).astype("float32")}
     if name == "control_flow_neg":
         return ControlFlow(), {"x": rng.uniform(-1, 1, (3, 4)).astype("float32") - 3.0}
+    class Vision(nn.Layer):
+        """Vision and indexing ops pyir's table maps (one output each, checked separately)."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv3 = nn.Conv3D(2, 3, 3, padding=1)
+            self.pool3 = nn.MaxPool3D(2, 2)
+            self.deconv3 = nn.Conv3DTranspose(3, 2, 2, stride=2)
+
+        def forward(self, x, v, idx):
+            outs = {}
+            outs["pixel"] = F.pixel_unshuffle(F.pixel_shuffle(x, 2) * 2.0, 2)
+            theta = paddle.to_tensor([[1.0, 0.1, 0.0], [0.05, 0.9, 0.1]], "float32")
+            grid = F.affine_grid(paddle.tile(theta.unsqueeze(0), [2, 1, 1]), [2, 4, 5, 5],
+                                 align_corners=False)
+            outs["grid"] = F.grid_sample(x, grid, align_corners=False)
+            outs["bicubic"] = F.interpolate(x, size=[5, 7], mode="bicubic")
+            outs["linear"] = F.interpolate(x[:, :, 0, :], size=[11], mode="linear",
+                                           data_format="NCW")
+            outs["trilinear"] = F.interpolate(v, scale_factor=1.5, mode="trilinear")
+            outs["conv3"] = self.deconv3(self.pool3(self.conv3(v)))
+            outs["flip_roll"] = paddle.roll(paddle.flip(x, [1, 3]), shifts=2, axis=-1)
+            outs["unbind"] = paddle.unbind(x, axis=1)[2]
+            outs["along"] = paddle.take_along_axis(x, idx, axis=-1)
+            outs["put"] = paddle.put_along_axis(x, idx, 1.0, axis=-1)
+            outs["kth"] = paddle.kthvalue(x, 2, axis=-1)[0]
+            outs["lse"] = paddle.logsumexp(x, axis=[1, 2])
+            outs["anyall"] = paddle.cast(paddle.any(x > 0.5, axis=1), "float32") + \
+                paddle.cast(paddle.all(x > -0.9, axis=1), "float32")
+            outs["strided"] = x[:, ::2, 1::3, ::-1]
+            outs["unfold"] = F.unfold(x, [2, 2], strides=2)
+            outs["acts"] = F.selu(x) + F.celu(x) + F.hardshrink(x, 0.3) + F.softshrink(x, 0.2) \
+                + F.tanhshrink(x) + F.thresholded_relu(x, 0.1) + paddle.log1p(paddle.abs(x)) \
+                + paddle.expm1(x) + paddle.atan2(x, x + 2.0) + paddle.trunc(x * 3.0) \
+                + F.hardtanh(x, -0.5, 0.5) + F.mish(x) + paddle.pow(paddle.abs(x), 1.5)
+            outs["cumprod"] = paddle.cumprod(x, dim=2)
+            outs["expand_as"] = paddle.expand_as(x[:, :1], x)
+            outs["amax"] = paddle.amax(x, axis=-1) + paddle.cast(paddle.argmin(x, axis=-1),
+                                                                 "float32")
+            outs["dot_cross"] = paddle.cross(x[:, :3, 0, :3], x[:, 1:, 1, :3], axis=1)
+            outs["eye_diag"] = paddle.diag(x[0, 0, 0]) + paddle.eye(8)
+            return tuple(outs.values())
+
+    if name == "vision":
+        return Vision(), {"x": rng.uniform(-1, 1, (2, 4, 8, 8)).astype("float32"),
+                          "v": rng.uniform(-1, 1, (2, 2, 4, 6, 6)).astype("float32"),
+                          "idx": rng.integers(0, 8, (2, 4, 8, 3)).astype("int64")}
     if name == "misc":
         return Misc(), {"x": rng.uniform(-1, 1, (2, 2, 6, 6)).astype("float32"),
                         "idx": np.array([0, 5, 7, 100, 143, 9], "int64")}
@@ -182,7 +229,8 @@ def build(name):
     raise SystemExit(f"unknown model {name}")
 
 
-MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block", "misc", "control_flow", "control_flow_neg"]
+MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block", "misc", "control_flow", "control_flow_neg",
+          "vision"]
 
 
 def zoo(name):

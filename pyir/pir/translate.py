@@ -34,8 +34,9 @@ from .table import OPS
 _CONTROL_FLOW = {"1.pylayer", "1.select_input", "1.assert"}
 # Legacy attributes that the PIR op implies but does not write (derived from its other
 # attributes or its operands' dtypes; op_compat.yaml's reduce `reduce_all`, tril/triu's
-# `lower`, cast's `in_dtype`).
-_REDUCE = {"reduce_mean", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
+# `lower`, cast's `in_dtype`, strided_slice's `infer_flags`).
+_REDUCE = {"reduce_mean", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
+           "reduce_amax", "reduce_amin", "reduce_any", "reduce_all"}
 # PIR ops whose legacy op yields another dtype (shape64 -> shape gives int32): the legacy
 # result goes to a temporary, then a cast to the dtype the PIR file declares.
 _LEGACY_DTYPE = {"shape64": "int32"}
@@ -319,6 +320,9 @@ class _Translator:
                 attrs["in_dtype"] = dtypes.to_code(var.dtype)
         if legacy == "split" and "sections" in attrs:
             attrs["num"] = 0
+        if legacy == "strided_slice" and not attrs.get("infer_flags"):  # Paddle's legacy
+            attrs["infer_flags"] = [1] * len(attrs.get("axes", []))     # kernel indexes it
+
 
     # --- feeds and fetches ----------------------------------------------------------------
     def add_feed_fetch(self) -> None:

@@ -177,9 +177,8 @@ class _Writer:
             return
         if op.type == "fill_constant" and not any(op.inputs.values()):
             return self.constant(op, "full", op.output("Out")[0])
-        if op.type == "assign_value" and op.attrs.get("int64_values") or \
-                op.type == "assign_value" and op.attrs.get("int32_values"):
-            return self.constant(op, "full_int_array", op.output("Out")[0])
+        if op.type == "assign_value" and not op.input("ValuesTensor"):
+            return self.assign_value(op)
         if op.sub_block_ids():
             return write_control(self, op, siblings)
         candidates = _REVERSE.get(op.type)
@@ -202,6 +201,23 @@ class _Writer:
                      ("dtype", _attr("1.a_dtype", var.dtype)),
                      ("place", _attr("1.a_place", _CPU))]
         (vid,) = self.emit("1." + kind, [], [_type(var.dtype, var.shape)], attrs)
+        self.ids[out] = vid
+
+    def assign_value(self, op) -> None:
+        """A legacy constant tensor -> pd_op.assign_value (its values as double / int64 /
+        bool attributes, the way Paddle writes a ScalarAttribute list)."""
+        out = op.output("Out")[0]
+        var = self.block.var(out)
+        values = op.attrs.get("values") or next(
+            (op.attrs[f] for f in ("fp32_values", "fp64_values", "int32_values", "int64_values",
+                                   "bool_values") if op.attrs.get(f)), [])
+        kind = np.dtype(var.dtype).kind if var.dtype is not None else "f"
+        element = {"b": "0.a_bool", "i": "0.a_i64", "u": "0.a_i64"}.get(kind, "0.a_f64")
+        shape = op.attrs.get("shape", list(var.shape or []))
+        (vid,) = self.emit("1.assign_value", [], [_type(var.dtype, var.shape)], [
+            ("shape", _attr("0.a_array/0.a_i32", shape)), ("dtype", _attr("1.a_dtype", var.dtype)),
+            ("values", _attr("0.a_array/" + element, values)),
+            ("place", _attr("1.a_place", [0, 0, ""]))])
         self.ids[out] = vid
 
     def const_value(self, kind: str, value, op) -> int:
