@@ -216,3 +216,41 @@ def test_jit_json_to_pdmodel(tmp_path):
     assert (tmp_path / "legacy.pdiparams").read_bytes() == (src / "model.pdiparams").read_bytes()
     got = list(run_model(str(tmp_path / "legacy.pdmodel"), inputs("cnn")).outputs.values())
     np.testing.assert_allclose(got[0], expected("cnn")[0], rtol=1e-4, atol=1e-6)
+
+
+def test_cli_grad_takes_json(tmp_path):
+    # a PIR file whose output is a scalar loss (the MLP's mean square), written as .json
+    from pyir.files.inference import inference_program
+    from pyir.files.params import read_params
+    from pyir.pir.writer import program_to_pir
+    program = load_program(str(GOLDEN / "mlp" / "model.json"))
+    block = program.global_block()
+    fetched = next(op.input("X")[0] for op in block.ops if op.type == "fetch")
+    with pyir.static.program_guard(program):
+        out = block.var(fetched)
+        loss = pyir.mean(out * out)
+    model = tmp_path / "loss.json"
+    model.write_bytes(program_to_pir(inference_program(program, ["x"], [loss.name])))
+    shutil.copy(GOLDEN / "mlp" / "model.pdiparams", tmp_path / "loss.pdiparams")
+    r = cli("grad", model, "-o", tmp_path / "grad.pb")
+    assert r.exit_code == 0, r.output
+    np.save(tmp_path / "x.npy", inputs("mlp")["x"])
+    r = cli("run", tmp_path / "grad.pb", "--params", tmp_path / "loss.pdiparams", "--feed",
+            tmp_path / "x.npy", "-o", tmp_path / "g.npz")
+    assert r.exit_code == 0, r.output
+    grad = np.load(tmp_path / "g.npz")["linear_1.b_0@GRAD"]
+    # central differences of the .json model itself, parameters given as .npz
+    params = read_params(str(GOLDEN / "mlp" / "model.pdiparams"),
+                         ["linear_0.b_0", "linear_0.w_0", "linear_1.b_0", "linear_1.w_0"])
+    eps = 1e-2
+    for i in range(4):
+        losses = []
+        for sign in (1, -1):
+            p = {k: v.astype(np.float64).astype(np.float32) for k, v in params.items()}
+            p["linear_1.b_0"] = p["linear_1.b_0"].copy()
+            p["linear_1.b_0"][i] += sign * eps
+            np.savez(tmp_path / "p.npz", **p)
+            res = run_model(str(model), inputs("mlp"), params=str(tmp_path / "p.npz"))
+            losses.append(float(list(res.outputs.values())[0]))
+        assert abs((losses[0] - losses[1]) / (2 * eps) - grad[i]) < 1e-3, (i, grad)
+    assert np.abs(grad).max() > 1e-3
