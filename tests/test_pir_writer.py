@@ -20,7 +20,8 @@ from pyir.pir.writer import program_to_pir
 from pyir.serialize import load_program
 
 GOLDEN = pathlib.Path(__file__).parent / "golden_pir"
-PLAIN = ["block", "clip_inf", "cnn", "lstm", "misc", "mlp", "vision"]
+PLAIN = ["block", "clip_inf", "cnn", "control_flow", "control_flow_neg", "lstm", "misc", "mlp",
+         "transformer_gru", "vision"]
 
 
 def check(path, name):

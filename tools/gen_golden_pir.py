@@ -209,6 +209,39 @@ def build(name):
             outs["eye_diag"] = paddle.diag(x[0, 0, 0]) + paddle.eye(8)
             return tuple(outs.values())
 
+    class TransformerGRU(nn.Layer):
+        """An encoder layer with a causal mask, a 2-layer bidirectional GRU, arange/one_hot/
+        argsort, and an if nested in a while that runs `n` times."""
+
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.1)
+            self.gru = nn.GRU(16, 8, num_layers=2, direction="bidirect")
+            self.emb = nn.Embedding(50, 16, padding_idx=0)
+            self.ln = nn.LayerNorm(16)
+
+        def forward(self, ids, n):
+            x = self.emb(ids)
+            t = paddle.shape(ids)[1]
+            mask = (1.0 - paddle.tril(paddle.ones([t, t], "float32"))) * -1e4
+            h = self.enc(x, src_mask=mask.unsqueeze(0).unsqueeze(0))
+            g, _ = self.gru(h)
+            oh = F.one_hot(paddle.arange(0, t, dtype="int64"), num_classes=7)
+            srt = paddle.argsort(h[:, :, 3], axis=-1, descending=True)
+            i = paddle.zeros([1], "int64")
+            acc = paddle.zeros_like(h[:, 0])
+            while i < n:
+                if i % 2 == 0:
+                    acc = acc + h[:, 0] * 0.5
+                else:
+                    acc = acc - 0.25
+                i = i + 1
+            att = F.scaled_dot_product_attention(h.unsqueeze(2), h.unsqueeze(2), h.unsqueeze(2))
+            return g, oh.astype("float32").sum(0), srt, acc, att.squeeze(2), self.ln(h).max(1)
+
+    if name == "transformer_gru":
+        return TransformerGRU(), {"ids": rng.integers(1, 50, (2, 6)).astype("int64"),
+                                  "n": np.array([3], "int64")}
     if name == "vision":
         return Vision(), {"x": rng.uniform(-1, 1, (2, 4, 8, 8)).astype("float32"),
                           "v": rng.uniform(-1, 1, (2, 2, 4, 6, 6)).astype("float32"),
@@ -230,7 +263,7 @@ def build(name):
 
 
 MODELS = ["mlp", "cnn", "lstm", "clip_inf", "block", "misc", "control_flow", "control_flow_neg",
-          "vision"]
+          "vision", "transformer_gru"]
 
 
 def zoo(name):
@@ -274,7 +307,8 @@ def worker(name, out, legacy, is_zoo):
 
     layer, feeds = (zoo if is_zoo else build)(name)
     layer.eval()
-    specs = [InputSpec([None] + list(v.shape[1:]) if v.ndim > 1 else list(v.shape),
+    specs = [InputSpec([None] * v.ndim if name == "transformer_gru" and k == "ids" else
+                       [None] + list(v.shape[1:]) if v.ndim > 1 else list(v.shape),
                        str(v.dtype), k) for k, v in feeds.items()]
     out = pathlib.Path(out)
     out.mkdir(parents=True, exist_ok=True)

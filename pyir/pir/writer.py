@@ -269,17 +269,19 @@ class _Writer:
             else:
                 operands.append(0)
         attrs = []
+        first_out = next((ns[0] for ns in op.outputs.values() if ns), None)
         for pir_name, (legacy_name, kind, default) in attr_map.items():
             value = op.attrs.get(legacy_name) if legacy_name else None
             if value is None and legacy_name:
                 value = self.default(opdef, legacy_name)
+            if value is None and kind == "1.a_dtype" and first_out is not None:
+                value = self.block.var(first_out).dtype  # arange's dtype: its result's
             if value is None:
                 value = default
             if value is None:
                 raise self.error(f"PIR attribute {pir_name!r} of pd_op.{pd} has no value", op)
             attrs.append((pir_name, _attr(kind, value)))
         results, unpack = [], []
-        first_out = next((ns[0] for ns in op.outputs.values() if ns), None)
         for spec in result_specs:
             slot = spec.partition("@")[0]
             names = op.outputs.get(slot, []) if slot else []
