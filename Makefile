@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PYIR := $(VENV)/bin/pyir
 PIP := $(PY) -m pip --disable-pip-version-check -qq
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean chromium
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,13 @@ demo: $(VENV)/.installed
 	$(PYIR) run out/mlp.pb --feed samples/mlp_input.npy -o out/mlp_output.npz
 	$(PYIR) inspect out/mlp.pb
 
-test: $(VENV)/.installed
+# The Netron test drives Debian's headless Chromium; install it when it is missing (as root).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 \
+	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
+	  || echo "make: could not install Debian's chromium; tests/test_view.py needs it"
+
+test: $(VENV)/.installed chromium
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed

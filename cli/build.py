@@ -14,11 +14,14 @@ from pyir.files import build_model
 @click.command("build")
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False),
-              help="Program file to write (default: <stem>.pb in the current directory).")
+              help="Program file to write (default: <stem>.pdmodel in the current directory).")
 @click.option("--fetch", "fetches", multiple=True, metavar="NAME",
               help="Output variable to record (repeatable; default: every variable no op "
                    "consumes).")
-def build(model: str, out: str | None, fetches: tuple[str, ...]) -> None:
+@click.option("--path", "paths", multiple=True, type=click.Path(file_okay=False),
+              help="Directory MODEL.py imports its py_func callables' modules from "
+                   "(repeatable; also $PYIR_PATH).")
+def build(model: str, out: str | None, fetches: tuple[str, ...], paths: tuple[str, ...]) -> None:
     """Import MODEL.py and write the program it builds to OUT.pb (+ OUT.pdiparams).
 
     \b
@@ -37,7 +40,7 @@ def build(model: str, out: str | None, fetches: tuple[str, ...]) -> None:
     Example:
       pyir build samples/mlp.py -o out/mlp.pb
     """
-    built = build_model(model, out, fetches)
+    built = build_model(model, out, fetches, paths)
     program, params = built.saved.program, built.saved.params_path
     click.echo(f"built {model} -> {built.path}" + (f" (+ {params})" if params else ""))
     click.echo("inputs:")

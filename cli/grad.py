@@ -18,7 +18,7 @@ from pyir.files import check_model_gradients, grad_model
               help="Variable to differentiate against (repeatable; default: every parameter "
                    "and every input with stop_gradient=False).")
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False),
-              help="Program file to write (default: <stem>_grad.pb in the current directory; "
+              help="Program file to write (default: <stem>_grad.pdmodel in the current directory; "
                    "with --check, nothing is written unless -o is given).")
 @click.option("--params", type=click.Path(dir_okay=False),
               help="Parameter file (.pdiparams or .npz; default: MODEL's .pdiparams beside it).")
@@ -29,11 +29,18 @@ from pyir.files import check_model_gradients, grad_model
               help="Input data for --check: FILE.npy, NAME=FILE.npy or FILE.npz.")
 @click.option("--path", "paths", multiple=True, type=click.Path(file_okay=False),
               help="Directory to search for py_func callables' modules (repeatable).")
+@click.option("--bind-id", "bind_id", multiple=True, metavar="ID=MODULE:NAME",
+              help="--check: bind a Paddle py_func callable id (Paddle files store "
+                   "process-local ids) to a registered callable. Repeatable.")
+@click.option("--forward-only", is_flag=True,
+              help="MODEL already holds backward or optimizer ops (a training program): "
+                   "drop them and differentiate its forward part.")
 @click.option("--max-elements", type=click.IntRange(min=1), default=32, show_default=True,
               help="--check: elements sampled per gradient.")
 @click.option("--rtol", type=float, default=1e-4, show_default=True, help="--check tolerance.")
 @click.option("--atol", type=float, default=1e-6, show_default=True, help="--check tolerance.")
-def grad(model, loss, wrt, out, params, check, feeds, paths, max_elements, rtol, atol) -> None:
+def grad(model, loss, wrt, out, params, check, feeds, paths, bind_id, forward_only,
+         max_elements, rtol, atol) -> None:
     """Append backward ops to MODEL and write OUT.pb, whose fetch targets are the loss and
     the gradients (`pyir run OUT.pb --feed ...` prints them), or --check them.
 
@@ -47,10 +54,11 @@ def grad(model, loss, wrt, out, params, check, feeds, paths, max_elements, rtol,
     float64 for float64 inputs stops it with an error naming the op and the callable.
     """
     if check:
-        _check(model, loss, wrt, params, feeds, paths, max_elements, rtol, atol)
+        _check(model, loss, wrt, params, feeds, paths, max_elements, rtol, atol, bind_id,
+               forward_only)
         if not out:
             return
-    written = grad_model(model, out, loss, wrt, params, paths)
+    written = grad_model(model, out, loss, wrt, params, paths, forward_only=forward_only)
     click.echo(f"wrote {written.path}: loss {written.loss}, gradients "
                f"{', '.join(g for _, g in written.gradients)}")
     if not written.params_written:
@@ -58,9 +66,11 @@ def grad(model, loss, wrt, out, params, check, feeds, paths, max_elements, rtol,
                    f"with --params FILE)", err=True)
 
 
-def _check(model, loss, wrt, params, feeds, paths, max_elements, rtol, atol) -> None:
+def _check(model, loss, wrt, params, feeds, paths, max_elements, rtol, atol, bind_id,
+           forward_only) -> None:
     results = check_model_gradients(model, feeds, loss, wrt, params, paths,
-                                    max_elements=max_elements, rtol=rtol, atol=atol)
+                                    max_elements=max_elements, rtol=rtol, atol=atol,
+                                    id_bindings=bind_id, forward_only=forward_only)
     for r in results:
         click.echo(str(r))
     bad = [r.grad_name for r in results if not r.ok]

@@ -2,7 +2,8 @@
 
 A user's mistake (any PyirError, a file that cannot be read or written, a bad option) prints
 one line on stderr, `pyir <verb>: error: <message>`, and exits 1; no traceback. An unexpected
-exception (a pyir bug) is one line too, unless $PYIR_TRACEBACK is set. Each verb lives in its
+exception (a pyir bug) is one line too. With $PYIR_TRACEBACK set, both show the traceback
+(for a py_func error, the user's callable's frames too). Each verb lives in its
 own module of this package.
 """
 
@@ -11,14 +12,15 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import traceback
 import warnings
 
 import click
 
 from pyir.errors import PyirError
 
-VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("inspect", "inspect_cmd"),
-         ("ops", "ops"), ("convert", "convert"))
+VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("export", "export"),
+         ("inspect", "inspect_cmd"), ("view", "view"), ("ops", "ops"), ("convert", "convert"))
 
 
 class PyirGroup(click.Group):
@@ -44,6 +46,8 @@ class PyirGroup(click.Group):
         try:
             return super().invoke(ctx)
         except PyirError as e:
+            if os.environ.get("PYIR_TRACEBACK"):
+                traceback.print_exc()  # where it went wrong, a user's callable included
             _fail(ctx, str(e))
         except BrokenPipeError:
             # `pyir ops | head`: the reader left; say nothing more (Python's recipe).
@@ -88,7 +92,9 @@ def main():
       pyir build model.py -o model.pb      write the program a model file builds
       pyir run model.pb --feed x.npy       run it and print the outputs
       pyir grad model.pb -o train.pb       append backward ops
+      pyir export train.pb -o infer.pdmodel   a trained program to an inference model
       pyir inspect model.pb                show the graph (never runs anything)
+      pyir view model.pdmodel              show it in Netron
       pyir ops                             list the ops pyir can run
       pyir convert model.json -o m.pdmodel a Paddle 3 .json as a legacy .pdmodel
     """

@@ -43,8 +43,10 @@ def differentiate(program: Program, loss: str | None = None, wrt=None,
     grads = backward_of_loss(loss_var, others)
     missing = [n for n in wrt if n not in grads]
     if missing:
-        raise GradError(f"{loss!r} does not depend on {', '.join(map(repr, missing))}; nothing "
-                        f"to differentiate there", Where(file=program.source, var=missing[0]))
+        raise GradError(f"no gradient of {loss!r} reaches {', '.join(map(repr, missing))}: it "
+                        f"does not depend on them, or only through an op that has no backward; "
+                        f"leave them out of --wrt",
+                        Where(file=program.source, var=missing[0]))
     return loss, [(n, grads[n]) for n in wrt]
 
 
@@ -65,14 +67,16 @@ def default_loss(program: Program) -> str:
 
 
 def default_wrt(program: Program) -> list[str]:
-    """Every trainable parameter and every float input with stop_gradient=False.
+    """Every trainable parameter and every float input whose stop_gradient=False is recorded.
 
     A Paddle inference file does not record `is_parameter`/`stop_gradient`, so there every
-    persistable float tensor counts as a parameter.
+    persistable float tensor counts as a parameter, and an input whose flag is not written
+    keeps `data`'s default, stop_gradient=True (docs/saving.md, "stop_gradient").
     """
     block = program.global_block()
     feeds = default_feed_names(program)
-    inputs = [n for n in feeds if (v := block.find_var(n)) is not None and not v.stop_gradient
+    inputs = [n for n in feeds if (v := block.find_var(n)) is not None
+              and v._flags.get("stop_gradient") is False
               and v.dtype is not None and dtypes.is_float(v.dtype)]
     params = [n for n in _persistable_floats(program) if not block.var(n).stop_gradient]
     return params + inputs

@@ -19,7 +19,8 @@ from .initializers import (Assign, Bilinear, Constant, Dirac, Initializer,  # no
                            KaimingNormal, KaimingUniform, Normal, Orthogonal, TruncatedNormal,
                            Uniform, XavierNormal, XavierUniform, global_initializer)
 
-__all__ = ["ParamAttr", "EagerParameter", "create_parameter", "to_param_attr"]
+__all__ = ["ParamAttr", "EagerParameter", "create_parameter", "create_static_parameter",
+           "to_param_attr"]
 
 
 class ParamAttr:
@@ -123,10 +124,12 @@ def _pick_initializer(attr: ParamAttr, is_bias: bool, default):
 
 def create_parameter(shape, dtype, attr: ParamAttr | None = None, *, name_stem: str = "param",
                      suffix: str = "w", default_initializer: Initializer | None = None,
-                     is_bias: bool | None = None):
+                     is_bias: bool | None = None, static: bool | None = None):
     """A parameter `<name_stem>.<suffix>_N` (or attr.name) filled by its initializer: in static
     mode a Parameter of the main program with its initializer op in the startup program, in
-    eager mode an EagerParameter with its value now.
+    eager mode an EagerParameter with its value now. `static=True` builds the static one in
+    either mode: `paddle.static.nn` layers are static-only, and Paddle 1.x fluid scripts call
+    them without `enable_static()` (static was the only mode then).
 
     Example:
         >>> w = create_parameter([3, 4], "float32", ParamAttr(), name_stem="linear_0")
@@ -143,7 +146,7 @@ def create_parameter(shape, dtype, attr: ParamAttr | None = None, *, name_stem: 
     initializer = _pick_initializer(attr, is_bias, default_initializer)
     name = attr.name or unique_name.generate(f"{name_stem}.{suffix}")
     dtype = dtypes.to_numpy(dtype)
-    if not framework.static_mode[0]:
+    if not (framework.static_mode[0] if static is None else static):
         param = EagerParameter(np.zeros(shape, dtype), name, trainable=attr.trainable)
         initializer(param)
     else:
@@ -159,6 +162,15 @@ def create_parameter(shape, dtype, attr: ParamAttr | None = None, *, name_stem: 
     param.optimize_attr = {"learning_rate": attr.learning_rate}
     param.need_clip = attr.need_clip
     return param
+
+
+def create_static_parameter(shape, dtype, attr: ParamAttr | None = None, **kw):
+    """`create_parameter(..., static=True)`: what the static-only `paddle.static.nn` layers use.
+
+    Example:
+        >>> w = create_static_parameter([3, 4], "float32", ParamAttr(), name_stem="fc_0")
+    """
+    return create_parameter(shape, dtype, attr, static=True, **kw)
 
 
 def is_parameter(value) -> bool:

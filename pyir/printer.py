@@ -1,4 +1,5 @@
-"""Readable forms of a Program: the text `print(program)` shows, JSON for tools, DOT for Graphviz.
+"""Readable forms of a Program: the text `print(program)` shows and JSON for tools (DOT for
+Graphviz is pyir/dot_graph.py).
 
 Everything here only reads the IR (and the registry, to mark ops pyir cannot run); it never
 imports or calls a py_func callable, so `pyir inspect` can show untrusted files.
@@ -204,10 +205,10 @@ def _op_dict(index: int, op: Operator) -> dict:
                        "value": _jsonable(value)}
     return {"index": index, "type": op.type, "known": is_known(op),
             "inputs": dict(op.inputs), "outputs": dict(op.outputs), "attrs": attrs,
-            "sub_blocks": [v for n, v in _block_refs(op)]}
+            "sub_blocks": [v for n, v in block_refs(op)]}
 
 
-def _block_refs(op: Operator):
+def block_refs(op: Operator):
     for name, value in op.attrs.items():
         if op.attr_types.get(name) in _BLOCK_TYPES:
             for v in value if isinstance(value, list) else [value]:
@@ -235,82 +236,10 @@ def to_json(program: Program, block: int | None = None, **extra) -> str:
     return json.dumps({**to_dict(program, block), **extra}, indent=1, sort_keys=True)
 
 
-# --- DOT ------------------------------------------------------------------------------------
-def _q(text: str) -> str:
-    return json.dumps(str(text))
-
-
-def _var_node(block: Block, name: str) -> str:
-    var = block.find_var(name)
-    home = var.block.idx if var is not None else block.idx
-    return _q(f"b{home}:{name}")
-
-
-def _dot_block(block: Block, lines: list[str], declared: set) -> None:
-    title = _q(f"block {block.idx}")
-    lines.append(f"  subgraph cluster_{block.idx} {{")
-    lines.append(f"    label={title};")
-    # an anchor node: edges from an op to the sub-block it runs end here
-    lines.append(f"    {_q(f'block{block.idx}')} [shape=plaintext, label={title}];")
-    for var in block.vars.values():
-        style = ", style=filled, fillcolor=lightgrey" if var.persistable else ""
-        label = _q(var.name + "\n" + type_name(var))
-        lines.append(f"    {_var_node(block, var.name)} [shape=ellipse, label={label}{style}];")
-        declared.add(_var_node(block, var.name))
-    for i, op in enumerate(block.ops):
-        node = _q(f"b{block.idx}:op{i}")
-        if is_known(op):
-            lines.append(f"    {node} [shape=box, label={_q(op.type)}];")
-        else:
-            label = _q(op.type + "\n(unknown)")
-            lines.append(f'    {node} [shape=box, label={label}, style="filled,dashed", '
-                         f"fillcolor=salmon];")
-    lines.append("  }")
-
-
-def _dot_edges(block: Block, lines: list[str], declared: set, shown: set) -> None:
-    for i, op in enumerate(block.ops):
-        node = _q(f"b{block.idx}:op{i}")
-        for slot, names in op.inputs.items():
-            for n in names:
-                _ensure(block, n, lines, declared)
-                lines.append(f"  {_var_node(block, n)} -> {node} [label={_q(slot)}];")
-        for slot, names in op.outputs.items():
-            for n in names:
-                _ensure(block, n, lines, declared)
-                lines.append(f"  {node} -> {_var_node(block, n)} [label={_q(slot)}];")
-        for attr, idx in _block_refs(op):
-            if idx in shown:
-                lines.append(f"  {node} -> {_q(f'block{idx}')} [style=dotted, "
-                             f"label={_q(attr)}];")
-
-
-def _ensure(block: Block, name: str, lines: list[str], declared: set) -> None:
-    node = _var_node(block, name)
-    if node not in declared:  # undeclared (or in a block not shown): still draw it
-        lines.append(f"  {node} [shape=ellipse, style=dashed, label={_q(name)}];")
-        declared.add(node)
-
-
-def to_dot(program: Program, block: int | None = None) -> str:
-    """A Graphviz digraph: ellipses for variables (grey = persistable), boxes for ops (salmon =
-    unknown), one cluster per block, dotted edges from an op to the sub-blocks it runs."""
-    blocks = program.blocks if block is None else [program.blocks[block]]
-    lines = ["digraph program {", "  rankdir=TB;", "  node [fontname=Helvetica];"]
-    declared: set = set()
-    for b in blocks:
-        _dot_block(b, lines, declared)
-    shown = {b.idx for b in blocks}
-    for b in blocks:
-        _dot_edges(b, lines, declared, shown)
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 # The IR sits below this module; its text form is installed here.
 Operator.__repr__ = format_op
 Program.__str__ = format_program
 
 
 __all__ = ["format_program", "format_op", "format_block", "format_var", "to_json", "to_dict",
-           "to_dot", "callable_references"]
+           "callable_references", "block_refs", "is_known", "type_name"]

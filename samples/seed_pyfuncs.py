@@ -8,9 +8,16 @@ seeds' own. A program built from `samples/*_registered.py` refers to them as
     pyir run model.pb --path /path/to/samples ...      (or PYIR_PATH=/path/to/samples)
 """
 
+import sys
+
 import numpy as np
 
 import pyir
+
+if __name__ == "__main__":
+    sys.exit(print("samples/seed_pyfuncs.py is a helper module, not a script: it holds the "
+                   "registered py_func callables that samples/*_registered.py and "
+                   "samples/train_seed003.py import. Run one of those instead."))
 
 
 @pyir.register

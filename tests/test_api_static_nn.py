@@ -508,3 +508,24 @@ def test_layer_over_another_parts_op(op_type):
         return
     main, start, got_params = build(fn)
     assert (dump(main), got_params, inits(start)) == (ops, params, init)
+
+
+def test_static_nn_layers_build_static_parameters_in_eager_mode_too():
+    """Paddle 1.x fluid scripts (seed 000) build with static.nn / fluid.layers without
+    enable_static(): the layers are static-only, so their parameters are static anyway."""
+    from pyir.framework import Parameter
+    pyir.disable_static()
+    x = pyir.static.data(name="x", shape=[2, 3], dtype="float32")
+    y = pyir.static.nn.fc(x, size=4, activation="tanh")
+    z = pyir.static.nn.layer_norm(y)
+    main = pyir.static.default_main_program()
+    params = {v.name for v in main.global_block().vars.values() if isinstance(v, Parameter)}
+    assert params == {"fc_0.w_0", "fc_0.b_0", "layer_norm_0.w_0", "layer_norm_0.b_0"}
+    exe = pyir.static.Executor()
+    exe.run(pyir.static.default_startup_program())
+    feed = np.arange(6, dtype="float32").reshape(2, 3) / 6
+    (got,) = exe.run(main, feed={"x": feed}, fetch_list=[z])
+    scope = pyir.static.global_scope()
+    h = np.tanh(feed @ np.asarray(scope["fc_0.w_0"]) + np.asarray(scope["fc_0.b_0"]))
+    want = (h - h.mean(1, keepdims=True)) / np.sqrt(h.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -109,13 +109,13 @@ def test_build_fetch_selects_outputs_and_prunes(tmp_path):
     assert "elementwise_mul" not in {op.type for op in loaded.program.global_block().ops}
 
 
-def test_build_default_output_is_stem_pb_in_current_directory(tmp_path, monkeypatch):
+def test_build_default_output_is_stem_pdmodel_in_current_directory(tmp_path, monkeypatch):
     (tmp_path / "src").mkdir()
     model = write(tmp_path / "src" / "net.py", TWO_INPUTS)
     monkeypatch.chdir(tmp_path)
     result = cli("build", model)
     assert result.exit_code == 0, result.output
-    assert {"net.pb", "net.pdiparams"} <= only_files(tmp_path)
+    assert {"net.pdmodel", "net.pdiparams"} <= only_files(tmp_path)
 
 
 def test_build_model_without_parameters_writes_no_sidecar_and_removes_a_stale_one(tmp_path):

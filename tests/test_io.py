@@ -365,6 +365,11 @@ PADDLE_NO_EXTRA_ATTRS = {
     "scatter_nd_add", "selu", "sequence_mask", "set_value", "sign", "softmax_with_cross_entropy",
     "squared_l2_norm", "strided_slice", "take_along_axis", "tile", "top_k", "top_k_v2", "trace",
     "tril_triu", "trunc", "uniform_random", "unsqueeze2", "unstack", "where", "where_index",
+    # the vision and detection ops (issue 15)
+    "anchor_generator", "box_coder", "channel_shuffle", "deformable_conv", "deformable_conv_v1",
+    "distribute_fpn_proposals", "generate_proposals_v2", "matrix_nms", "multiclass_nms",
+    "multiclass_nms3", "nms", "pixel_shuffle", "pixel_unshuffle", "psroi_pool", "roi_align",
+    "roi_pool", "yolo_box", "yolov3_loss",
 }
 
 

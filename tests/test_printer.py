@@ -6,7 +6,10 @@ import sys
 
 import pytest
 
+import helpers_callables as hc
+
 from pyir import printer, static
+from pyir.dot_graph import to_dot
 from pyir.framework import Program
 from pyir.registry import AttrType
 from pyir.serialize import load_program
@@ -101,20 +104,61 @@ def test_json_keeps_non_finite_floats_valid():
     assert data["blocks"][0]["ops"][0]["attrs"]["scale"] == {"type": "FLOAT", "value": "inf"}
 
 
-def test_dot_has_a_cluster_per_block_and_an_edge_per_argument():
+def test_dot_has_a_cluster_per_block_and_every_op_and_sub_block_edge():
     program = load_program(str(GOLDEN / "pylayer_grad" / "model_with_grad.pb"))
-    dot = printer.to_dot(program)
+    dot = to_dot(program)
     assert dot.startswith("digraph program {") and dot.rstrip().endswith("}")
     assert dot.count("subgraph cluster_") == len(program.blocks)
-    args = sum(len(op.input_arg_names) + len(op.output_arg_names)
-               for b in program.blocks for op in b.ops)
+    for b in program.blocks:
+        for i, op in enumerate(b.ops):
+            assert f'"b{b.idx}:op{i}" [shape=box, label="{op.type}' in dot
     block_refs = sum(len(v) if isinstance(v, list) else 1 for b in program.blocks
                      for op in b.ops for n, v in op.attrs.items()
                      if op.attr_types.get(n) in (AttrType.BLOCK, AttrType.BLOCKS))
-    assert dot.count(" -> ") == args + block_refs
+    assert dot.count("style=dotted") == block_refs
     assert dot.count("{") == dot.count("}")
-    one = printer.to_dot(program, block=1)
+    one = to_dot(program, block=1)
     assert one.count("subgraph cluster_") == 1 and "cluster_1" in one
+
+
+def _mlp_with_py_func(layers: int = 1):
+    x = static.data(name="x", shape=[-1, 3], dtype="float32")
+    h = x
+    for _ in range(layers):
+        h = static.nn.fc(h, size=3)
+    out = static.default_main_program().current_block().create_var(
+        name="t", dtype="float32", shape=h.shape)
+    static.py_func(func=hc.tanh, x=h, out=out, backward_func=hc.tanh_grad)
+    return static.default_main_program()
+
+
+def test_dot_folds_parameters_into_their_op_and_draws_intermediates_as_edges():
+    dot = to_dot(_mlp_with_py_func())
+    assert '"b0:fc_0.w_0"' not in dot and '"b0:fc_0.b_0"' not in dot
+    assert "Y: fc_0.w_0 float32[3, 3]" in dot and "Y: fc_0.b_0 float32[3]" in dot
+    assert '"b0:op0" -> "b0:op1" [label="fc_0.tmp_0"];' in dot  # mul -> elementwise_add
+    assert '"b0:x" [shape=ellipse' in dot and '"b0:x" -> "b0:op0" [label="X"];' in dot
+    assert '"b0:op2" -> "b0:t" [label="Out"];' in dot  # the output stays a node
+    assert "rankdir=TB" in dot
+
+
+def test_dot_names_a_py_funcs_callables():
+    dot = to_dot(_mlp_with_py_func())
+    assert ("py_func\\nforward: helpers_callables:tanh\\nbackward: "
+            "helpers_callables:tanh_grad") in dot.replace("\n", "\\n")
+
+
+def test_dot_keeps_shared_parameters_and_updated_state_as_nodes():
+    program = Program()
+    block = program.global_block()
+    block.create_var("x", "float32", [2])
+    block.create_var("w", "float32", [2], persistable=True)
+    block.create_var("y", "float32", [2])
+    block.append_op("elementwise_mul", {"X": ["x"], "Y": ["w"]}, {"Out": ["y"]})
+    block.append_op("elementwise_add", {"X": ["y"], "Y": ["w"]}, {"Out": ["w"]})
+    dot = to_dot(program)
+    assert '"b0:w" [shape=ellipse' in dot and "fillcolor=lightgrey" in dot
+    assert '"b0:w" -> "b0:op0" [label="Y"];' in dot and '"b0:op1" -> "b0:w"' in dot
 
 
 def test_printing_never_imports_callables():
@@ -125,7 +169,7 @@ def test_printing_never_imports_callables():
     block.append_op("py_func", {"X": ["x"]}, {"Out": ["x"]},
                     {"forward_callable": ref, "backward_callable": ""},
                     {"forward_callable": AttrType.STRING, "backward_callable": AttrType.STRING})
-    outputs = [printer.format_program(program), printer.to_json(program), printer.to_dot(program)]
+    outputs = [printer.format_program(program), printer.to_json(program), to_dot(program)]
     assert "pyir_never_imported_module" not in sys.modules
     assert ref in outputs[0] and ref in outputs[1]
     assert printer.callable_references(program) == [

@@ -6,6 +6,9 @@ methods defined here show what works in process but cannot be saved.
 
 from __future__ import annotations
 
+import inspect
+import os
+
 import numpy as np
 import pytest
 
@@ -142,9 +145,29 @@ def test_exception_inside_callable_is_chained():
     with pytest.raises(CallableError) as info:
         run([out], x=np.ones((2, 3), "float32"))
     assert isinstance(info.value.__cause__, ValueError)
-    assert "raised ValueError: bad input from the callable (called as " \
-        "helpers_callables:raises_value_error(x))" in str(info.value)
+    line = _line_of(hc, 'raise ValueError("bad input from the callable")')
+    assert f"raised ValueError: bad input from the callable at {_shown(hc)}:{line} in " \
+        f"raises_value_error (called as helpers_callables:raises_value_error(x))" \
+        in str(info.value)
     assert info.value.where.op_index == 0
+
+
+def _shown(module):
+    return os.path.relpath(module.__file__)
+
+
+def _line_of(module, text: str) -> int:
+    lines = inspect.getsource(module).splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
+def test_callable_error_names_the_users_line_not_numpys():
+    (out,) = _one_op(hc.inverts_singular)
+    with pytest.raises(CallableError) as info:
+        run([out], x=np.ones((2, 3), "float32"))
+    line = _line_of(hc, "return np.linalg.inv(")
+    assert "raised LinAlgError: Singular matrix" in str(info.value)
+    assert f"at {_shown(hc)}:{line} in inverts_singular" in str(info.value)
 
 
 def test_differing_shape_warns_once_per_op():

@@ -9,6 +9,7 @@
     build.py       build_model       `pyir build MODEL.py`
     run.py         run_model         `pyir run MODEL`      (read_feeds, save_params)
     grad.py        grad_model        `pyir grad MODEL`     (check_model_gradients: --check)
+    export.py      export_model      `pyir export TRAIN`   (forward_part)
     describe.py    describe_model    `pyir inspect MODEL`
 
 Reading a program file is `load_program` (pyir/serialize.py parses the bytes).
@@ -30,6 +31,7 @@ from .model import (LoadedModel, load_inference_model, load_model, load_params_i
 from .build import BuiltModel, build_model
 from .run import RunResult, read_feeds, run_model, save_params
 from .grad import GradModel, check_model_gradients, grad_model
+from .export import ExportedModel, export_model, forward_part
 from .describe import describe_model
 
 __all__ = ["load_program", "atomic_write", "staged_save", "write_files", "TensorRecord",
@@ -38,4 +40,4 @@ __all__ = ["load_program", "atomic_write", "staged_save", "write_files", "Tensor
            "load_params_into", "save_built_program", "save_inference_model", "save_model",
            "save_training_program", "state_updates", "BuiltModel", "build_model", "RunResult",
            "read_feeds", "run_model", "save_params", "GradModel", "check_model_gradients",
-           "grad_model", "describe_model"]
+           "grad_model", "ExportedModel", "export_model", "forward_part", "describe_model"]

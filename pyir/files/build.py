@@ -20,6 +20,7 @@ import traceback
 from dataclasses import dataclass
 
 from .. import framework
+from ..callables import search_path
 from ..errors import BuildError, PyirError, Where
 from ..executor import Executor, Scope
 from ..framework import Program, Variable
@@ -44,7 +45,7 @@ class BuiltModel:
     parameters: dict             # name -> value, as stored in the params file
 
 
-def build_model(model: str, out: str | None = None, fetches=()) -> BuiltModel:
+def build_model(model: str, out: str | None = None, fetches=(), paths=()) -> BuiltModel:
     """Import `model` (a .py file that builds a program) and write that program to `out`
     (+ its `.pdiparams`), as `pyir build` does.
 
@@ -54,18 +55,21 @@ def build_model(model: str, out: str | None = None, fetches=()) -> BuiltModel:
     parameters), which is written whole so `pyir run --steps N` trains it.
 
     Args:
-        out: the program file (default: `<stem>.pb` in the current directory).
+        out: the program file (default: `<stem>.pdmodel` in the current directory).
         fetches: output names to record.
+        paths: directories the model imports its callables' modules from (put on sys.path
+            while it builds, and searched when its references are checked, as `--path` does
+            for `pyir run`).
 
     Example:
         >>> built = pyir.files.build_model("samples/mlp.py", "out/mlp.pb")
         >>> built.outputs
         ['fc_1.tmp_2']
     """
-    out = out or os.path.splitext(os.path.basename(model))[0] + ".pb"
+    out = out or os.path.splitext(os.path.basename(model))[0] + ".pdmodel"
     # The module stays importable until the file is written: saving may resolve the
     # references of callables the model registered.
-    with loaded_model(model) as (main, startup):
+    with search_path(list(paths)), loaded_model(model, paths) as (main, startup):
         inputs = [v for v in main.global_block().vars.values() if v.need_check_feed]
         outputs = output_names(main, fetches, model)
         scope = Scope()
@@ -79,13 +83,15 @@ def build_model(model: str, out: str | None = None, fetches=()) -> BuiltModel:
 
 
 @contextlib.contextmanager
-def loaded_model(model: str):
+def loaded_model(model: str, paths=()):
     """Fresh default programs, then import `model`; yields its (main, startup) programs.
 
-    The model's module and directory stay on sys.modules / sys.path inside the block.
+    The model's module and directory (then `paths`) stay on sys.modules / sys.path inside
+    the block.
 
     Args:
         model: path of a Python file that builds a program at import time.
+        paths: more directories to import from.
 
     Example:
         >>> with loaded_model("samples/mlp.py") as (main, startup):
@@ -99,22 +105,23 @@ def loaded_model(model: str):
     framework.reset_default_programs()
     framework.static_mode[0] = True
     name = os.path.splitext(os.path.basename(model))[0]
-    with _as_script(model, name):
+    with _as_script(model, name, paths):
         module = _import_model(model, name)
         yield _pick_programs(module, model)
 
 
 @contextlib.contextmanager
-def _as_script(path: str, name: str):
-    """sys.path[0] = the file's directory and sys.modules[name] set, both undone afterwards."""
-    directory = os.path.dirname(os.path.abspath(path))
+def _as_script(path: str, name: str, paths=()):
+    """sys.path starts with the file's directory then `paths`, and sys.modules[name] is set;
+    both undone afterwards."""
+    front = [os.path.dirname(os.path.abspath(path))] + [os.path.abspath(p) for p in paths]
     old_module = sys.modules.get(name)
-    sys.path.insert(0, directory)
+    sys.path[:0] = front
     try:
         yield
     finally:
-        if sys.path and sys.path[0] == directory:
-            del sys.path[0]
+        if sys.path[:len(front)] == front:
+            del sys.path[:len(front)]
         if old_module is not None:
             sys.modules[name] = old_module
         else:

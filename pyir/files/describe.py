@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..callables import static_refusal
 from ..checker import check_program
 from ..errors import CheckError, PyirError, Where
-from ..printer import callable_references, format_program, to_dot, to_json
+from ..dot_graph import to_dot
+from ..printer import callable_references, format_program, to_json
 from ..serialize import load_program
 
 FORMATS = ("text", "json", "dot")

@@ -107,14 +107,14 @@ def _is_backward(block) -> bool:
     return block.forward_block_idx is not None and block.forward_block_idx >= 0
 
 
-def _reads(program: Program, op, seen: set) -> set:
+def op_reads(program: Program, op, seen: set) -> set:
     """Names `op` reads, including what the ops of its sub-blocks read (transitively)."""
     names = set(op.input_arg_names)
     for idx in op.sub_block_ids():
         if idx not in seen:
             seen.add(idx)
             for inner in program.blocks[idx].ops:
-                names |= _reads(program, inner, seen) | set(inner.output_arg_names)
+                names |= op_reads(program, inner, seen) | set(inner.output_arg_names)
     return names
 
 
@@ -131,15 +131,29 @@ def _prune(program: Program, feeds: set, fetches: list[str], keep_backward: bool
             if not keep_backward:
                 _drop_backward_blocks(op, program)
             kept.append(op)
-            needed |= _reads(program, op, reached)
+            needed |= op_reads(program, op, reached)
     kept.reverse()
     block.ops = kept
     used = set(feeds) | set(fetches)
     for op in kept:
-        used |= _reads(program, op, set()) | set(op.output_arg_names)
+        used |= op_reads(program, op, set()) | set(op.output_arg_names)
     block.vars = {n: v for n, v in block.vars.items() if n in used}
     _keep_blocks(program, reached)
     program._bump()
+
+
+def pruned_to(program: Program, fetches: list[str]) -> Program:
+    """A copy of `program` with only the ops `fetches` need (no feed/fetch ops, unreached
+    blocks dropped); attributes unchanged.
+
+    Example:
+        >>> [op.type for op in pruned_to(main, ["fc_0.tmp_1"]).global_block().ops]
+        ['mul', 'elementwise_add']
+    """
+    copy = program.clone()
+    _prune(copy, set(), list(fetches), keep_backward=True)
+    copy.source = program.source
+    return copy
 
 
 def _keep_blocks(program: Program, reached: set) -> None:
@@ -206,12 +220,19 @@ def _inference_attrs(op) -> None:
 
 def _inference_vars(block, feeds: set) -> None:
     """Vars sorted by name, without the training-only is_parameter / stop_gradient fields
-    (Paddle's `_remove_training_info`); feed targets get need_check_feed."""
+    (Paddle's `_remove_training_info`); feed targets get need_check_feed.
+
+    One departure: an input the program differentiates against (stop_gradient=False, which
+    `data` does not default to) keeps `stop_gradient: false`, so `pyir grad` of the file
+    differentiates against the inputs the program did (docs/saving.md, "stop_gradient")."""
     for var in block.vars.values():
+        keep_false = var.name in feeds and var._flags.get("stop_gradient") is False
         var._flags = {k: v for k, v in var._flags.items()
                       if k not in ("is_parameter", "stop_gradient")}
         if var.name in feeds:
             var._flags["need_check_feed"] = True
+        if keep_false:
+            var._flags["stop_gradient"] = False
     block.vars = dict(sorted(block.vars.items()))
 
 
@@ -238,4 +259,5 @@ def add_feed_fetch(program: Program, feeds: list[str], fetches: list[str]) -> No
     program._bump()
 
 
-__all__ = ["inference_program", "add_feed_fetch", "persistable_names", "PADDLE_OP_VERSIONS"]
+__all__ = ["inference_program", "add_feed_fetch", "persistable_names", "pruned_to", "op_reads",
+           "PADDLE_OP_VERSIONS"]

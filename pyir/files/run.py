@@ -22,7 +22,8 @@ from ..errors import FeedError, PyirError, Where
 from ..executor import Executor, Scope
 from ..ops.control_flow import max_loop_steps as loop_limit
 from ..training import run_steps
-from .inference import persistable_names
+from .export import forward_part
+from .inference import persistable_names, pruned_to
 from .model import LoadedModel, load_model, state_updates
 from .params import write_params
 
@@ -75,15 +76,20 @@ def run_model(model: str, feeds=(), fetches=(), params: str | None = None, *,
     with search_path(list(paths)), bind_ids(id_bindings), loop_limit(max_loop_steps):
         loaded = load_model(model, params=params, scope=scope)
         _check_params_found(loaded, model)
-        feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(
-            feeds, list(loaded.feed_names), model)
         fetch_names = list(fetches) or list(loaded.fetch_names)
         if not fetch_names:
             raise PyirError("the file records no outputs (fetch ops); name them with --fetch",
                             Where(file=model))
+        program, inputs = loaded.program, list(loaded.feed_names)
+        if steps is None and fetches and state_updates(program):
+            # Values of a training program, asked for by name: run only the forward ops they
+            # need (no update, no label the loss alone reads).
+            program = pruned_to(forward_part(program), fetch_names)
+            reads = {n for op in program.global_block().ops for n in op.input_arg_names}
+            inputs = [n for n in inputs if n in reads]
+        feed = dict(feeds) if isinstance(feeds, dict) else read_feeds(feeds, inputs, model)
         if steps is None:
-            results = Executor().run(loaded.program, feed=feed, fetch_list=fetch_names,
-                                     scope=scope)
+            results = Executor().run(program, feed=feed, fetch_list=fetch_names, scope=scope)
             return RunResult(dict(zip(fetch_names, results)), loaded, scope)
         if not state_updates(loaded.program):
             raise PyirError("--steps trains a training program, but no op of this one updates a "

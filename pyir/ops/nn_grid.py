@@ -3,6 +3,8 @@ bilinear / nearest; zeros / border / reflection padding) with their `_grad` ops.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
@@ -63,10 +65,12 @@ def affine_grid(Theta, OutputShape, output_shape, align_corners):
     return {"Output": out.astype(Theta.dtype, copy=False)}
 
 
-@register_op("affine_grid_grad", inputs=[Slot("OutputShape", dispensable=True), "Output@GRAD"],
+# Paddle's own affine_grid_grad ops also pass Theta (unused: the grid is linear in it)
+@register_op("affine_grid_grad", inputs=[Slot("Theta", dispensable=True),
+                                         Slot("OutputShape", dispensable=True), "Output@GRAD"],
              outputs=["Theta@GRAD"], attrs=_AG_ATTRS, grad_of="affine_grid",
              doc="dTheta[n] = sum over the grid of dOutput^T (x, y, 1)")
-def affine_grid_grad(OutputShape, Output_grad, output_shape, align_corners):
+def affine_grid_grad(Theta, OutputShape, Output_grad, output_shape, align_corners):
     shape = _shape_of(OutputShape, output_shape)
     shape[0] = Output_grad.shape[0]
     base = _base_grid(shape, align_corners)
@@ -115,21 +119,38 @@ def _source(g, size, align_corners, padding_mode):
     return coord, factor
 
 
-def _taps(x, iy, ix):
-    """X[n, :, iy, ix] per grid point (0 outside): [N, C, Ho, Wo], and the in-bounds mask."""
-    n, c, h, w = x.shape
-    ok = (iy >= 0) & (iy < h) & (ix >= 0) & (ix < w)
-    yy, xx = np.clip(iy, 0, h - 1), np.clip(ix, 0, w - 1)
-    b = np.arange(n)[:, None, None]
-    vals = x[b, :, yy, xx]  # [N, Ho, Wo, C]
+def _taps(x, idx):
+    """X[n, :, *idx] per grid point (0 outside): [N, C, *out], and the in-bounds mask; idx holds
+    one integer array [N, *out] per spatial axis of X."""
+    sizes = x.shape[2:]
+    ok = np.ones(idx[0].shape, bool)
+    for i, size in zip(idx, sizes):
+        ok &= (i >= 0) & (i < size)
+    clipped = tuple(np.clip(i, 0, size - 1) for i, size in zip(idx, sizes))
+    b = np.arange(x.shape[0]).reshape((-1,) + (1,) * (idx[0].ndim - 1))
+    vals = x[(b, slice(None)) + clipped]  # [N, *out, C]
     return np.moveaxis(vals, -1, 1) * ok[:, None], ok
 
 
-def _sample(X, Grid, align_corners, padding_mode, mode):
-    h, w = X.shape[2:]
-    ix, fx = _source(Grid[..., 0], w, align_corners, padding_mode)
-    iy, fy = _source(Grid[..., 1], h, align_corners, padding_mode)
-    return ix, iy, fx, fy
+def _sample(X, Grid, align_corners, padding_mode):
+    """Per spatial axis of X (D, H, W order): the source coordinates and d coordinate / d grid.
+    The grid's last axis lists x (W) first, then y (H), then z (D)."""
+    sizes = X.shape[2:]
+    k = len(sizes)
+    pairs = [_source(Grid[..., k - 1 - axis], size, align_corners, padding_mode)
+             for axis, size in enumerate(sizes)]
+    return [c for c, _ in pairs], [f for _, f in pairs]
+
+
+def _corners(coords):
+    """(integer index per axis, weight, per-axis weights, per-axis signs) of the 2^k linear
+    interpolation corners."""
+    lows = [np.floor(c).astype(int) for c in coords]
+    fracs = [c - lo for c, lo in zip(coords, lows)]
+    for offsets in itertools.product((0, 1), repeat=len(coords)):
+        idx = [lo + o for lo, o in zip(lows, offsets)]
+        ws = [t if o else 1 - t for t, o in zip(fracs, offsets)]
+        yield idx, np.prod(ws, axis=0), ws, [1.0 if o else -1.0 for o in offsets]
 
 
 def _gs_expect(X, Grid, align_corners=True, padding_mode="zeros", mode="bilinear"):
@@ -162,10 +183,12 @@ def _gs_expect(X, Grid, align_corners=True, padding_mode="zeros", mode="bilinear
 @register_op(
     "grid_sampler", inputs=["X", "Grid"], outputs=["Output"], attrs=_GS_ATTRS,
     infer=lambda ctx: {"Output": VarSpec((ctx.input("X").shape[0], ctx.input("X").shape[1],
-                                          *ctx.input("Grid").shape[1:3]), ctx.input("X").dtype)},
+                                          *ctx.input("Grid").shape[1:-1]),
+                                         ctx.input("X").dtype)},
     grad=default_grad("grid_sampler_grad"),
     doc="Output[n, c, i, j] = X[n, c] sampled at Grid[n, i, j] = (x, y) in [-1, 1] "
-        "(bilinear or nearest; zeros / border / reflection outside)",
+        "(bilinear or nearest; zeros / border / reflection outside); 5-D X with a (x, y, z) "
+        "grid samples volumes (trilinear)",
     examples=[
         Example({"X": rand(2, 2, 3, 4), "Grid": rand(2, 3, 2, 2) * 1.1}, {}, _gs_expect),
         Example({"X": rand(1, 2, 4, 3).astype("float64"),
@@ -174,20 +197,23 @@ def _gs_expect(X, Grid, align_corners=True, padding_mode="zeros", mode="bilinear
         Example({"X": rand(1, 1, 3, 3), "Grid": np.array(
             [[[[-0.9, -0.8], [0.3, 0.45]], [[0.8, -0.1], [2.0, 0.2]]]], np.float32)},
             {"mode": "nearest"}, _gs_expect, grad=False),
+        # a volume: the trilinear sample of a function linear in (x, y, z) is that function
+        Example({"X": np.arange(24, dtype="float64").reshape(1, 1, 2, 3, 4),
+                 "Grid": np.array([[[[[-0.5, 0.2, 0.9], [0.3, -0.6, -0.2]]]]])},
+                {"align_corners": True},  # value = x + 4 y + 12 z at x = (gx + 1) / 2 * 3 ...
+                {"Output": np.array([[[[[0.75 + 4 * 1.2 + 12 * 0.95,
+                                         1.95 + 4 * 0.4 + 12 * 0.4]]]]])}),
     ],
 )
 def grid_sampler(X, Grid, align_corners, padding_mode, mode):
-    ix, iy, _, _ = _sample(X, Grid, align_corners, padding_mode, mode)
+    coords, _ = _sample(X, Grid, align_corners, padding_mode)
     if mode == "nearest":
-        out, _ = _taps(X, np.rint(iy).astype(int), np.rint(ix).astype(int))
+        out, _ = _taps(X, [np.rint(c).astype(int) for c in coords])
         return {"Output": out.astype(X.dtype, copy=False)}
-    x0, y0 = np.floor(ix).astype(int), np.floor(iy).astype(int)
-    tx, ty = ix - x0, iy - y0
     out = 0
-    for dy, wy in ((0, 1 - ty), (1, ty)):
-        for dx, wx in ((0, 1 - tx), (1, tx)):
-            vals, _ = _taps(X, y0 + dy, x0 + dx)
-            out = out + vals * (wy * wx)[:, None]
+    for idx, weight, _, _ in _corners(coords):
+        vals, _ = _taps(X, idx)
+        out = out + vals * weight[:, None]
     return {"Output": np.asarray(out).astype(X.dtype, copy=False)}
 
 
@@ -197,34 +223,32 @@ def grid_sampler(X, Grid, align_corners, padding_mode, mode):
                                 "Grid@GRAD": VarSpec(ctx.input("Grid").shape,
                                                      ctx.input("Grid").dtype)},
              doc="dX: dOutput scattered with the sampling weights; dGrid: dOutput times the "
-                 "weights' slope in x and y (0 for nearest)")
+                 "weights' slope along each axis (0 for nearest)")
 def grid_sampler_grad(X, Grid, Output_grad, align_corners, padding_mode, mode):
-    n, c, h, w = X.shape
-    ix, iy, fx, fy = _sample(X, Grid, align_corners, padding_mode, mode)
-    dx_img = np.zeros((n, h, w, c), np.float64)
-    b = np.arange(n)[:, None, None]
-    g = np.moveaxis(Output_grad, 1, -1)  # [N, Ho, Wo, C]
+    sizes = X.shape[2:]
+    k = len(sizes)
+    coords, factors = _sample(X, Grid, align_corners, padding_mode)
+    dx_img = np.zeros((X.shape[0], *sizes, X.shape[1]), np.float64)
+    b = np.arange(X.shape[0]).reshape((-1,) + (1,) * k)
+    g = np.moveaxis(Output_grad, 1, -1)  # [N, *out, C]
     dgrid = np.zeros(Grid.shape, np.float64)
     if mode == "nearest":
-        ry, rx = np.rint(iy).astype(int), np.rint(ix).astype(int)
-        ok = (ry >= 0) & (ry < h) & (rx >= 0) & (rx < w)
-        np.add.at(dx_img, (b, np.clip(ry, 0, h - 1), np.clip(rx, 0, w - 1)), g * ok[..., None])
+        idx = [np.rint(c).astype(int) for c in coords]
+        _, ok = _taps(X, idx)
+        clipped = tuple(np.clip(i, 0, size - 1) for i, size in zip(idx, sizes))
+        np.add.at(dx_img, (b,) + clipped, g * ok[..., None])
     else:
-        x0, y0 = np.floor(ix).astype(int), np.floor(iy).astype(int)
-        tx, ty = ix - x0, iy - y0
-        dix = np.zeros(ix.shape)
-        diy = np.zeros(iy.shape)
-        for dy, wy, sy in ((0, 1 - ty, -1.0), (1, ty, 1.0)):
-            for dxo, wx, sx in ((0, 1 - tx, -1.0), (1, tx, 1.0)):
-                yy, xx = y0 + dy, x0 + dxo
-                ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
-                weight = (wy * wx * ok)[..., None]
-                np.add.at(dx_img, (b, np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)),
-                          g * weight)
-                vals, _ = _taps(X, yy, xx)
-                gv = (np.moveaxis(vals, 1, -1) * g).sum(-1)
-                dix += gv * wy * sx
-                diy += gv * wx * sy
-        dgrid[..., 0], dgrid[..., 1] = dix * fx, diy * fy
+        slopes = [np.zeros(c.shape) for c in coords]
+        for idx, weight, ws, signs in _corners(coords):
+            vals, ok = _taps(X, idx)
+            clipped = tuple(np.clip(i, 0, size - 1) for i, size in zip(idx, sizes))
+            np.add.at(dx_img, (b,) + clipped, g * (weight * ok)[..., None])
+            gv = (np.moveaxis(vals, 1, -1) * g).sum(-1)
+            for axis in range(k):
+                others = np.prod([w for a, w in enumerate(ws) if a != axis], axis=0) \
+                    if k > 1 else 1.0
+                slopes[axis] += gv * others * signs[axis]
+        for axis in range(k):
+            dgrid[..., k - 1 - axis] = slopes[axis] * factors[axis]
     return {"X@GRAD": np.moveaxis(dx_img, -1, 1).astype(X.dtype),
             "Grid@GRAD": dgrid.astype(Grid.dtype)}

@@ -21,6 +21,7 @@ _INPUTS = ["X", Slot("OutSize", dispensable=True, no_grad=True),
            Slot("SizeTensor", duplicable=True, dispensable=True, no_grad=True),
            Slot("Scale", dispensable=True, no_grad=True)]
 _CUBIC_A = -0.75
+_CHANNEL_LAST = ("NWC", "NHWC", "NDHWC")  # Paddle writes NHWC for 1-D too, NDHWC for 3-D
 
 
 def plan_sizes(in_sizes, OutSize, SizeTensor, Scale, out_dhw, scale):
@@ -89,7 +90,7 @@ def _register(op_type, n, examples):
 
     def infer(ctx):
         x, a = ctx.input("X"), ctx.attrs
-        last = a["data_layout"] == "NHWC"
+        last = a["data_layout"] in _CHANNEL_LAST
         spatial = list(x.shape[1:1 + n]) if last else list(x.shape[2:2 + n])
         dynamic = ctx.input("OutSize") is not None or ctx.input("Scale") is not None or \
             bool(ctx.input_list("SizeTensor"))
@@ -104,7 +105,7 @@ def _register(op_type, n, examples):
 
     def kernel(X, OutSize, SizeTensor, Scale, data_layout, out_d, out_h, out_w, scale,
                interp_method, align_corners, align_mode):
-        last = data_layout == "NHWC"
+        last = data_layout in _CHANNEL_LAST
         x = np.moveaxis(X, -1, 1) if last else X
         out = _apply(x, mats(x.shape[2:], OutSize, SizeTensor, Scale, (out_d, out_h, out_w),
                              scale, interp_method, align_corners, align_mode))
@@ -112,7 +113,7 @@ def _register(op_type, n, examples):
 
     def grad_kernel(X, OutSize, SizeTensor, Scale, Out_grad, data_layout, out_d, out_h, out_w,
                     scale, interp_method, align_corners, align_mode):
-        last = data_layout == "NHWC"
+        last = data_layout in _CHANNEL_LAST
         g = np.moveaxis(Out_grad, -1, 1) if last else Out_grad
         spatial = X.shape[1:1 + n] if last else X.shape[2:2 + n]
         ms = mats(spatial, OutSize, SizeTensor, Scale, (out_d, out_h, out_w), scale,

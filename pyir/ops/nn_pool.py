@@ -107,6 +107,8 @@ def naive_pool(x, kind, k, s, p, exclusive=True):
 
 
 # --- pool3d -----------------------------------------------------------------------------------
+# a max window wholly in the padding (ceil_mode) keeps Paddle's MaxPool initial value, -FLT_MAX
+_MAX_INITIAL = -float(np.finfo(np.float32).max)
 _POOL3D_ATTRS = _pool_attrs(3, [Attr("use_cudnn", T.BOOLEAN, False)])
 
 
@@ -121,7 +123,8 @@ def _pool_nd(X, pooling_type, ksize, global_pooling, strides, paddings, exclusiv
     for idx, sl, divisor in _cells(plan, outs):
         win = x[sl]
         cell = (slice(None), slice(None)) + idx
-        out[cell] = win.max(axis=axes) if pooling_type == "max" else win.sum(axis=axes) / divisor
+        out[cell] = win.max(axis=axes, initial=_MAX_INITIAL) if pooling_type == "max" else \
+            win.sum(axis=axes) / divisor
     return x, plan, outs, out
 
 
@@ -168,6 +171,8 @@ def pool3d_grad(X, Out, Out_grad, pooling_type, ksize, global_pooling, strides, 
     for idx, sl, divisor in _cells(plan, outs):
         cell = g[(slice(None), slice(None)) + idx]
         if pooling_type == "max":
+            if x[sl].size == 0:  # a window wholly in the padding takes no gradient
+                continue
             starts = [s.start for s in sl[2:]]
             flat = _window_argmax(x[sl], starts, x.shape[2:])
             view = dx.reshape(x.shape[0], x.shape[1], -1)

@@ -243,9 +243,10 @@ def _register_rearrange(op_type, attr, forward, backward, out_shape, doc, exampl
                                               kernel.__code__.co_varnames[3:])
     grad_kernel.__code__ = grad_kernel.__code__.replace(
         co_varnames=("Out_grad", attr, "data_format") + grad_kernel.__code__.co_varnames[3:])
+    # Paddle 3.3.1's OpProtos of the three rearrangements mark no attribute extra
     register_op(op_type, inputs=["X"], outputs=["Out"], attrs=attrs, infer=infer,
                 grad=default_grad(f"{op_type}_grad", uses=[]), doc=doc,
-                examples=examples)(kernel)
+                examples=examples, no_extra_attrs=True)(kernel)
     register_op(f"{op_type}_grad", inputs=["Out@GRAD"], outputs=["X@GRAD"], attrs=attrs,
                 grad_of=op_type, doc="dX = the inverse rearrangement of dOut")(grad_kernel)
 

@@ -15,6 +15,9 @@ pyir file refuses it instead of calling whatever its id 0 is).
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
 import warnings
 
 import numpy as np
@@ -70,6 +73,27 @@ def _bound(fn, checker) -> tuple:
     return fn, dtype, shape, _fits(shape), checker, out_list, {"Out": out_list}
 
 
+_PYIR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_INSTALLED = tuple({os.path.abspath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
+                                                          sys.exec_prefix)})
+
+
+def _users_frame(e: BaseException) -> str | None:
+    """`file:line in function` of the innermost frame of the user's own code in `e`'s
+    traceback: outside pyir and, when there is such a frame, outside the Python installation
+    (numpy, the standard library)."""
+    frames = [(f.f_code.co_filename, line, f.f_code.co_name)
+              for f, line in traceback.walk_tb(e.__traceback__)]
+    frames = [fr for fr in frames if not os.path.abspath(fr[0]).startswith(_PYIR_DIR + os.sep)]
+    own = [fr for fr in frames if not os.path.abspath(fr[0]).startswith(_INSTALLED)]
+    if not (own or frames):
+        return None
+    filename, line, function = (own or frames)[-1]
+    shown = os.path.relpath(filename) if os.path.abspath(filename).startswith(
+        os.getcwd() + os.sep) else filename
+    return f"{shown}:{line} in {function}"
+
+
 def _fits(shape):
     """A check of a returned shape against a declared one holding -1 (any size) dims."""
     if shape is None or all(d >= 0 for d in shape):
@@ -86,7 +110,9 @@ class _OutputChecker:
 
     def raised(self, e: Exception) -> CallableError:
         args = ", ".join(self.in_names)
-        return CallableError(f"raised {type(e).__name__}: {e} (called as {self.ref}({args}))",
+        place = _users_frame(e)
+        at = f" at {place}" if place else ""
+        return CallableError(f"raised {type(e).__name__}: {e}{at} (called as {self.ref}({args}))",
                              self.where)
 
     def check(self, result, inputs: list) -> list:

@@ -1,5 +1,6 @@
 """Box ops of detection models: yolo_box (decode YOLOv3 heads), box_coder (encode/decode
-center-size boxes), prior_box (SSD anchors), and read_file (a file's bytes as uint8)."""
+center-size boxes), prior_box (SSD anchors), anchor_generator (Faster R-CNN anchors), and
+read_file (a file's bytes as uint8)."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def _yolo_expect(X, ImgSize, anchors, class_num, conf_thresh, downsample_ratio,
 
 
 @register_op(
-    "yolo_box", inputs=["X", Slot("ImgSize", no_grad=True)], outputs=["Boxes", "Scores"],
+    "yolo_box", no_extra_attrs=True,
+    inputs=["X", Slot("ImgSize", no_grad=True)], outputs=["Boxes", "Scores"],
     attrs=_YOLO_ATTRS, infer=_yolo_infer,
     doc="decode a YOLOv3 head X [N, A*(5+classes), H, W] into Boxes [N, A*H*W, 4] (x1, y1, "
         "x2, y2 in image pixels) and Scores = objectness * class probability",
@@ -180,7 +182,8 @@ _TARGETS = np.array([[1.5, 1.0, 4.0, 5.0], [0.0, 0.2, 2.0, 3.0]], np.float32)
 
 
 @register_op(
-    "box_coder", inputs=["PriorBox", Slot("PriorBoxVar", dispensable=True), "TargetBox"],
+    "box_coder", no_extra_attrs=True,
+    inputs=["PriorBox", Slot("PriorBoxVar", dispensable=True), "TargetBox"],
     outputs=["OutputBox"], attrs=_CODER_ATTRS, infer=_coder_infer,
     doc="encode TargetBox [N, 4] against PriorBox [M, 4] into [N, M, 4] offsets (or decode "
         "[N, M, 4] offsets back into boxes), divided (multiplied) by the variances",
@@ -334,6 +337,70 @@ def prior_box(Input, Image, min_sizes, max_sizes, aspect_ratios, variances, flip
         boxes = np.clip(boxes, 0.0, 1.0)
     var = np.broadcast_to(np.asarray(variances, np.float64), boxes.shape)
     return {"Boxes": boxes.astype(Input.dtype), "Variances": var.astype(Input.dtype)}
+
+
+# --- anchor_generator ------------------------------------------------------------------------
+_ANCHOR_ATTRS = [Attr("anchor_sizes", T.FLOATS, [64.0, 128.0, 256.0, 512.0]),
+                 Attr("aspect_ratios", T.FLOATS, [0.5, 1.0, 2.0]),
+                 Attr("variances", T.FLOATS, [0.1, 0.1, 0.2, 0.2]),
+                 Attr("stride", T.FLOATS, [16.0, 16.0]), Attr("offset", T.FLOAT, 0.5)]
+
+
+def _anchor_infer(ctx):
+    x, a = ctx.input("Input"), ctx.attrs
+    shape = (x.shape[2], x.shape[3], len(a["anchor_sizes"]) * len(a["aspect_ratios"]), 4)
+    return {"Anchors": VarSpec(shape, x.dtype), "Variances": VarSpec(shape, x.dtype)}
+
+
+def _anchor_expect(Input, anchor_sizes, aspect_ratios, variances, stride, offset=0.5):
+    """Loop reference of Paddle's anchor_generator kernel."""
+    h, w = Input.shape[2:]
+    sw, sh = stride
+    rows = []
+    for i in range(h):
+        for j in range(w):
+            cx, cy = j * sw + offset * (sw - 1), i * sh + offset * (sh - 1)
+            for r in aspect_ratios:
+                for size in anchor_sizes:
+                    base_w = math.floor(math.sqrt(sw * sh / r) + 0.5)
+                    base_h = math.floor(base_w * r + 0.5)
+                    aw, ah = size / sw * base_w, size / sh * base_h
+                    rows.append([cx - (aw - 1) / 2, cy - (ah - 1) / 2, cx + (aw - 1) / 2,
+                                 cy + (ah - 1) / 2])
+    boxes = np.array(rows).reshape(h, w, -1, 4)
+    return {"Anchors": boxes.astype(Input.dtype),
+            "Variances": np.broadcast_to(np.array(variances), boxes.shape).astype(Input.dtype)}
+
+
+@register_op(
+    "anchor_generator", no_extra_attrs=True,
+    inputs=[Slot("Input", no_grad=True)], outputs=["Anchors", "Variances"],
+    attrs=_ANCHOR_ATTRS, infer=_anchor_infer,
+    doc="Faster R-CNN anchors [H, W, ratios*sizes, 4] (pixel x1, y1, x2, y2) centered at "
+        "(j * stride_w + offset * (stride_w - 1), i * stride_h + ...) of Input's feature map: "
+        "for each aspect ratio r and size s, a base box round(sqrt(stride area / r)) wide and "
+        "round(width * r) high scaled by s / stride; and their variances",
+    examples=[Example({"Input": np.zeros((1, 2, 2, 3), np.float32)},
+                      {"anchor_sizes": [16.0, 40.0], "aspect_ratios": [0.5, 1.0, 2.0],
+                       "variances": [0.1, 0.1, 0.2, 0.2], "stride": [8.0, 6.0],
+                       "offset": 0.3}, _anchor_expect, grad=False)],
+)
+def anchor_generator(Input, anchor_sizes, aspect_ratios, variances, stride, offset):
+    h, w = Input.shape[2:]
+    sw, sh = float(stride[0]), float(stride[1])
+    ratios = np.asarray(aspect_ratios, np.float64)[:, None]
+    sizes = np.asarray(anchor_sizes, np.float64)[None, :]
+    base_w = np.floor(np.sqrt(sw * sh / ratios) + 0.5)  # C++ round: half away from zero
+    base_h = np.floor(base_w * ratios + 0.5)
+    half_w = ((sizes / sw * base_w - 1) / 2).reshape(-1)
+    half_h = ((sizes / sh * base_h - 1) / 2).reshape(-1)
+    cx = (np.arange(w) * sw + offset * (sw - 1))[None, :, None]
+    cy = (np.arange(h) * sh + offset * (sh - 1))[:, None, None]
+    zeros = np.zeros((h, w, half_w.size))
+    boxes = np.stack([cx - half_w + zeros, cy - half_h + zeros, cx + half_w + zeros,
+                      cy + half_h + zeros], -1)
+    var = np.broadcast_to(np.asarray(variances, np.float64), boxes.shape)
+    return {"Anchors": boxes.astype(Input.dtype), "Variances": var.astype(Input.dtype)}
 
 
 # --- read_file -------------------------------------------------------------------------------

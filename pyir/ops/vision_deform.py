@@ -205,7 +205,8 @@ def _rng(seed, *shape, scale=1.0):
 
 
 @register_op(
-    "deformable_conv", inputs=["Input", "Offset", "Filter", "Mask"], outputs=["Output"],
+    "deformable_conv", no_extra_attrs=True,
+    inputs=["Input", "Offset", "Filter", "Mask"], outputs=["Output"],
     attrs=_ATTRS, infer=_infer, grad=default_grad("deformable_conv_grad"),
     doc="Output = conv(X sampled bilinearly at the kernel taps moved by Offset, times Mask)",
     examples=[Example({"Input": _rng(1, 1, 2, 4, 4), "Offset": _rng(2, 1, 18, 4, 4, scale=0.7),
@@ -236,7 +237,8 @@ def deformable_conv_grad(Input, Offset, Filter, Mask, Output_grad, strides, padd
 
 
 @register_op(
-    "deformable_conv_v1", inputs=["Input", "Offset", "Filter"], outputs=["Output"],
+    "deformable_conv_v1", no_extra_attrs=True,
+    inputs=["Input", "Offset", "Filter"], outputs=["Output"],
     attrs=_ATTRS_V1, infer=_infer, grad=default_grad("deformable_conv_v1_grad"),
     doc="Output = conv(X sampled bilinearly at the kernel taps moved by Offset)",
     examples=[Example({"Input": _rng(9, 1, 2, 4, 5), "Offset": _rng(10, 1, 8, 3, 4, scale=0.8),

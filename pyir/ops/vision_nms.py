@@ -1,6 +1,6 @@
 """Box selection ops of detection models: nms (greedy, on sorted boxes), matrix_nms (SOLOv2
 score decay), generate_proposals_v2 (RPN proposals) and distribute_fpn_proposals (RoIs to
-FPN levels), with the rules of Paddle's CPU kernels."""
+FPN levels), with the rules of Paddle's CPU kernels (multiclass NMS: vision_multiclass_nms)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from . import vision_stl as stl
 
 
 def box_area(box, normalized: bool) -> float:
@@ -74,7 +75,8 @@ def _nms_expect(Boxes, iou_threshold):
 
 
 @register_op(
-    "nms", inputs=["Boxes"], outputs=["KeepBoxesIdxs"],
+    "nms", no_extra_attrs=True,
+    inputs=["Boxes"], outputs=["KeepBoxesIdxs"],
     attrs=[Attr("iou_threshold", T.FLOAT, 1.0)],
     infer=lambda ctx: {"KeepBoxesIdxs": VarSpec((-1,), np.dtype("int64"))},
     doc="indices of the boxes (in their given order) kept by greedy NMS: a box is dropped when "
@@ -97,11 +99,15 @@ _MATRIX_ATTRS = [Attr("score_threshold", T.FLOAT, 0.0), Attr("nms_top_k", T.INT,
 
 
 def _matrix_class(boxes, scores, a):
-    """(index, decayed score) kept for one class of one image."""
-    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > a["score_threshold"]]
-    if a["nms_top_k"] > -1:
-        order = order[:a["nms_top_k"]]
+    """(index, decayed score) kept for one class of one image. The candidates above the
+    threshold (in index order) are ranked by std::partial_sort, as Paddle's kernel does, so tied
+    scores come out in libstdc++'s heap order."""
+    order = [i for i in range(len(scores)) if scores[i] > a["score_threshold"]]
     count = len(order)
+    if a["nms_top_k"] > -1:
+        count = min(count, a["nms_top_k"])
+    stl.partial_sort(order, 0, count, len(order), lambda i, j: scores[i] > scores[j])
+    order = order[:count]
     iou = np.zeros((count, count))
     for i in range(count):
         for j in range(i):
@@ -113,17 +119,19 @@ def _matrix_class(boxes, scores, a):
         for j in range(i):
             if a["use_gaussian"]:
                 d = math.exp((iou_max[j] ** 2 - iou[i, j] ** 2) * a["gaussian_sigma"])
-            else:
-                d = (1 - iou[i, j]) / (1 - iou_max[j])
-            decay = min(decay, d)
-        score = decay * scores[order[i]]
+            else:  # a duplicate of a kept box (max IoU 1) gives inf or nan: C++ std::min
+                with np.errstate(divide="ignore", invalid="ignore"):  # then keeps `decay`
+                    d = (1 - iou[i, j]) / (1 - iou_max[j])
+            decay = min(decay, d)  # like std::min(decay, d): d only when d < decay
+        score = float(np.float32(decay * scores[order[i]]))  # Paddle decays in float32
         if score > a["post_threshold"]:
             kept.append((order[i], score))
     return kept
 
 
 @register_op(
-    "matrix_nms", inputs=["BBoxes", "Scores"],
+    "matrix_nms", no_extra_attrs=True,
+    inputs=["BBoxes", "Scores"],
     outputs=["Out", "Index", "RoisNum"], attrs=_MATRIX_ATTRS,
     infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
                        "Index": VarSpec((-1, 1), np.dtype("int32")),
@@ -155,9 +163,10 @@ def matrix_nms(BBoxes, Scores, score_threshold, nms_top_k, keep_top_k, post_thre
                 continue
             found += [(score, c, i) for i, score in
                       _matrix_class(boxes, Scores[b, c].astype(np.float64), attrs)]
-        found.sort(key=lambda t: -t[0])
-        if keep_top_k > -1:
-            found = found[:keep_top_k]
+        keep = len(found) if keep_top_k <= -1 else min(len(found), keep_top_k)
+        rank = list(range(len(found)))
+        stl.partial_sort(rank, 0, keep, len(found), lambda i, j: found[i][0] > found[j][0])
+        found = [found[i] for i in rank[:keep]]
         counts.append(len(found))
         for score, c, i in found:
             rows.append([c, score, *boxes[i]])
@@ -185,7 +194,8 @@ def fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offse
 
 
 @register_op(
-    "distribute_fpn_proposals", inputs=["FpnRois", Slot("RoisNum", dispensable=True)],
+    "distribute_fpn_proposals", no_extra_attrs=True,
+    inputs=["FpnRois", Slot("RoisNum", dispensable=True)],
     outputs=[Slot("MultiFpnRois", duplicable=True), "RestoreIndex",
              Slot("MultiLevelRoIsNum", duplicable=True)],
     attrs=_FPN_ATTRS,
@@ -250,9 +260,17 @@ def decode_proposals(anchors, deltas, variances, pixel_offset):
 
 
 def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
-    order = np.argsort(-scores, kind="stable")
+    """Paddle's ProposalForOneImage: the top pre_nms_topN by std::nth_element (all of them by
+    std::sort), in the order those leave them; NMS then visits by descending score, a tie
+    taking the later candidate first (a stable ascending sort read from the back)."""
+    order = list(range(len(scores)))
+    higher = lambda i, j: scores[i] > scores[j]  # noqa: E731
     if 0 < a["pre_nms_topN"] < len(order):
+        stl.nth_element(order, 0, a["pre_nms_topN"], len(order), higher)
         order = order[:a["pre_nms_topN"]]
+    else:
+        stl.sort(order, 0, len(order), higher)
+    order = np.array(order, np.int64)
     e = 1.0 if a["pixel_offset"] else 0.0
     boxes = decode_proposals(anchors[order], deltas[order], variances[order], a["pixel_offset"])
     im_h, im_w = float(im_shape[0]), float(im_shape[1])
@@ -266,7 +284,9 @@ def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
     boxes, probs = boxes[keep], scores[order][keep]
     if len(boxes) == 0:
         return np.zeros((1, 4)), np.zeros((1, 1))
-    selected = greedy_nms(boxes, np.argsort(-probs, kind="stable"), a["nms_thresh"],
+    if a["nms_thresh"] <= 0:
+        return boxes, probs.reshape(-1, 1)
+    selected = greedy_nms(boxes, np.argsort(probs, kind="stable")[::-1], a["nms_thresh"],
                           not a["pixel_offset"], a["eta"])
     if 0 < a["post_nms_topN"] < len(selected):
         selected = selected[:a["post_nms_topN"]]
@@ -274,7 +294,7 @@ def _image_proposals(scores, deltas, im_shape, anchors, variances, a):
 
 
 @register_op(
-    "generate_proposals_v2",
+    "generate_proposals_v2", no_extra_attrs=True,
     inputs=["Scores", "BboxDeltas", "ImShape", "Anchors", "Variances"],
     outputs=["RpnRois", "RpnRoiProbs", "RpnRoisNum"],
     attrs=_PROPOSAL_ATTRS,
@@ -315,86 +335,3 @@ def generate_proposals_v2(Scores, BboxDeltas, ImShape, Anchors, Variances, pre_n
     return {"RpnRois": np.concatenate(rois).astype(Scores.dtype),
             "RpnRoiProbs": np.concatenate(probs).astype(Scores.dtype),
             "RpnRoisNum": np.array(counts, np.int32)}
-
-
-# --- multiclass_nms3 -------------------------------------------------------------------------
-_MULTICLASS_ATTRS = [Attr("score_threshold", T.FLOAT, 0.0), Attr("nms_top_k", T.INT, -1),
-                     Attr("keep_top_k", T.INT, -1), Attr("nms_threshold", T.FLOAT, 0.3),
-                     Attr("normalized", T.BOOLEAN, True), Attr("nms_eta", T.FLOAT, 1.0),
-                     Attr("background_label", T.INT, 0)]
-
-
-def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
-    """Greedy NMS of one class: indices kept, in descending score order."""
-    order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
-    if top_k > -1:
-        order = order[:top_k]
-    return greedy_nms(boxes, order, nms_threshold, normalized, eta)
-
-
-def _multiclass_image(boxes, scores, a):
-    """{label: kept indices} of one image (boxes [M, 4] or per class [M, C, 4])."""
-    kept = {}
-    for c in range(scores.shape[0]):
-        if c == a["background_label"]:
-            continue
-        class_boxes = boxes if boxes.ndim == 2 else boxes[:, c]
-        kept[c] = _nms_fast(class_boxes, scores[c], a["score_threshold"], a["nms_threshold"],
-                            a["nms_eta"], a["nms_top_k"], a["normalized"])
-    total = sum(len(v) for v in kept.values())
-    if -1 < a["keep_top_k"] < total:
-        ranked = sorted(((scores[c, i], c, i) for c, idx in kept.items() for i in idx),
-                        key=lambda t: -t[0])[:a["keep_top_k"]]
-        kept = {}
-        for _, c, i in ranked:
-            kept.setdefault(c, []).append(i)
-    return kept
-
-
-@register_op(
-    "multiclass_nms3", inputs=["BBoxes", "Scores", Slot("RoisNum", dispensable=True)],
-    outputs=["Out", "Index", "NmsRoisNum"], attrs=_MULTICLASS_ATTRS,
-    infer=lambda ctx: {"Out": VarSpec((-1, 6), ctx.input("BBoxes").dtype),
-                       "Index": VarSpec((-1, 1), np.dtype("int32")),
-                       "NmsRoisNum": VarSpec((-1,), np.dtype("int32"))},
-    doc="per image and class greedy NMS (adaptive with nms_eta), the keep_top_k best kept; Out "
-        "rows [label, score, x1, y1, x2, y2] by label then score, Index into the boxes",
-    # by hand: class 1 keeps boxes 0 and 2 (box 1 overlaps box 0 by IoU 0.5 > 0.4); class 2
-    # keeps box 1 only (its 0.05 is under the score threshold for box 2)
-    examples=[Example({"BBoxes": np.array([[[0, 0, 1, 1], [0, 0, 1, 0.5], [2, 2, 3, 3]]],
-                                          np.float32),
-                       "Scores": np.array([[[0.3, 0.3, 0.3], [0.9, 0.8, 0.7],
-                                            [0.2, 0.6, 0.05]]], np.float32)},
-                      {"score_threshold": 0.1, "nms_threshold": 0.4},
-                      {"Out": np.array([[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3],
-                                        [2, 0.6, 0, 0, 1, 0.5]], np.float32),
-                       "Index": np.array([[0], [2], [1]], np.int32),
-                       "NmsRoisNum": np.array([3], np.int32)}, grad=False)],
-)
-def multiclass_nms3(BBoxes, Scores, RoisNum, score_threshold, nms_top_k, keep_top_k,
-                    nms_threshold, normalized, nms_eta, background_label):
-    attrs = dict(score_threshold=score_threshold, nms_top_k=nms_top_k, keep_top_k=keep_top_k,
-                 nms_threshold=nms_threshold, normalized=normalized, nms_eta=nms_eta,
-                 background_label=background_label)
-    if Scores.ndim == 3:  # BBoxes [N, M, 4], Scores [N, C, M]
-        images = [(BBoxes[b].astype(np.float64), Scores[b].astype(np.float64), b * BBoxes.shape[1])
-                  for b in range(Scores.shape[0])]
-    else:  # BBoxes [M, C, 4], Scores [M, C], RoisNum boxes per image
-        counts = [Scores.shape[0]] if RoisNum is None else [int(v) for v in np.ravel(RoisNum)]
-        starts = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-        images = [(BBoxes[s:e].astype(np.float64), Scores[s:e].T.astype(np.float64), s)
-                  for s, e in zip(starts[:-1], starts[1:])]
-    rows, index, counts_out = [], [], []
-    for boxes, scores, offset in images:
-        kept = _multiclass_image(boxes, scores, attrs)
-        count = 0
-        for c in sorted(kept):
-            for i in kept[c]:
-                box = boxes[i] if boxes.ndim == 2 else boxes[i, c]
-                rows.append([c, scores[c, i], *box])
-                index.append(offset + i)
-                count += 1
-        counts_out.append(count)
-    return {"Out": np.array(rows, BBoxes.dtype).reshape(-1, 6),
-            "Index": np.array(index, np.int32).reshape(-1, 1),
-            "NmsRoisNum": np.array(counts_out, np.int32)}

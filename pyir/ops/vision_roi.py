@@ -123,7 +123,8 @@ _BOXES = np.array([[0.5, 0.3, 3.2, 2.9], [1.1, 0.0, 4.6, 3.7], [2.0, 1.5, 2.4, 1
 
 
 @register_op(
-    "roi_align", inputs=_ROI_INPUTS, outputs=["Out"], attrs=_ALIGN_ATTRS, infer=_rois_infer(),
+    "roi_align", no_extra_attrs=True,
+    inputs=_ROI_INPUTS, outputs=["Out"], attrs=_ALIGN_ATTRS, infer=_rois_infer(),
     grad=default_grad("roi_align_grad", uses=["X", "ROIs", "RoisNum"], in_grads=["X"]),
     doc="Out[r, c] = the average of bilinear samples of X[batch(r), c] in each bin of box r",
     examples=[Example({"X": np.random.default_rng(1).uniform(-1, 1, (2, 2, 5, 5))
@@ -216,7 +217,8 @@ def _pool_expect(X, ROIs, RoisNum=None, pooled_height=1, pooled_width=1, spatial
 
 
 @register_op(
-    "roi_pool", inputs=_ROI_INPUTS, outputs=["Out", Slot("Argmax", no_grad=True)],
+    "roi_pool", no_extra_attrs=True,
+    inputs=_ROI_INPUTS, outputs=["Out", Slot("Argmax", no_grad=True)],
     attrs=_POOL_ATTRS, infer=_rois_infer("Argmax"),
     grad=default_grad("roi_pool_grad", uses=["X", "ROIs", "RoisNum", "Argmax"],
                       out_grads=["Out"], in_grads=["X"]),
@@ -327,7 +329,8 @@ def _ps_weights(X, ROIs, RoisNum, pooled_height, pooled_width, output_channels, 
 
 
 @register_op(
-    "psroi_pool", inputs=_ROI_INPUTS, outputs=["Out"], attrs=_PS_ATTRS, infer=_rois_infer(),
+    "psroi_pool", no_extra_attrs=True,
+    inputs=_ROI_INPUTS, outputs=["Out"], attrs=_PS_ATTRS, infer=_rois_infer(),
     grad=default_grad("psroi_pool_grad", uses=["X", "ROIs", "RoisNum"], in_grads=["X"]),
     doc="Out[r, c, i, j] = the mean of X[batch(r), (c*PH + i)*PW + j] over bin (i, j) of box r",
     examples=[Example({"X": np.random.default_rng(5).uniform(-1, 1, (2, 8, 6, 6))

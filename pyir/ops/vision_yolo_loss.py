@@ -119,7 +119,9 @@ def _infer(ctx):
     masks = len(ctx.attr("anchor_mask"))
     return {"Loss": VarSpec((x.shape[0],), x.dtype),
             "ObjectnessMask": VarSpec((x.shape[0], masks, x.shape[2], x.shape[3]), x.dtype),
-            "GTMatchMask": VarSpec(tuple(gt.shape), np.dtype("int32"))}
+            # Paddle's programs declare the match mask with X's dtype (its kernel then fills
+            # int32 into it); pyir produces what the program declares
+            "GTMatchMask": VarSpec(tuple(gt.shape), x.dtype)}
 
 
 _GT_BOX = np.array([[[0.3, 0.4, 0.4, 0.5], [0.8, 0.2, 0.1, 0.1], [0.5, 0.5, 0.0, 0.0]],
@@ -128,7 +130,7 @@ _GT_BOX = np.array([[[0.3, 0.4, 0.4, 0.5], [0.8, 0.2, 0.1, 0.1], [0.5, 0.5, 0.0,
 
 
 @register_op(
-    "yolov3_loss",
+    "yolov3_loss", no_extra_attrs=True,
     inputs=["X", Slot("GTBox", no_grad=True), Slot("GTLabel", no_grad=True),
             Slot("GTScore", dispensable=True, no_grad=True)],
     outputs=["Loss", Slot("ObjectnessMask", no_grad=True), Slot("GTMatchMask", no_grad=True)],
@@ -153,13 +155,17 @@ def yolov3_loss(X, GTBox, GTLabel, GTScore, anchors, anchor_mask, class_num, ign
                                           class_num, ignore_thresh, downsample_ratio,
                                           use_label_smooth, scale_x_y)
     return {"Loss": loss.astype(X.dtype), "ObjectnessMask": obj.astype(X.dtype),
-            "GTMatchMask": match}
+            "GTMatchMask": match.astype(X.dtype)}
 
 
 @register_op("yolov3_loss_grad",
              inputs=["X", "GTBox", "GTLabel", Slot("GTScore", dispensable=True),
                      "ObjectnessMask", "GTMatchMask", "Loss@GRAD"],
-             outputs=["X@GRAD"], attrs=_ATTRS, grad_of="yolov3_loss",
+             # Paddle's grad op also lists the (never written) ground-truth gradient slots
+             outputs=["X@GRAD", Slot("GTBox@GRAD", dispensable=True),
+                      Slot("GTLabel@GRAD", dispensable=True),
+                      Slot("GTScore@GRAD", dispensable=True)],
+             attrs=_ATTRS, grad_of="yolov3_loss",
              doc="dX = dLoss[n] * (sigmoid(x) - target) for the CE terms, sign(x - target) for "
                  "the L1 terms, 0 for ignored objectness")
 def yolov3_loss_grad(X, GTBox, GTLabel, GTScore, ObjectnessMask, GTMatchMask, Loss_grad,

@@ -11,7 +11,7 @@ from ..errors import BuildError
 from ..framework import unique_name
 from .. import unsupported
 from ..layer_helper import Constant, to_param_attr
-from ..layer_helper import create_parameter as _new_parameter
+from ..layer_helper import create_static_parameter as _new_parameter
 from ..pyfunc import py_func  # noqa: F401
 from ..pylayer import static_pylayer  # noqa: F401
 from .building import create_parameter  # noqa: F401

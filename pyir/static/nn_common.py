@@ -16,7 +16,9 @@ from .. import registry
 from ..builder import emit
 from ..errors import BuildError, Where
 from ..framework import Variable, default_main_program, unique_name
-from ..layer_helper import Constant, Normal, create_parameter, to_param_attr
+from ..layer_helper import Constant, Normal, to_param_attr
+# These layers are static-only (as in Paddle): their parameters are static in either mode.
+from ..layer_helper import create_static_parameter as create_parameter
 from ..ops import row_conv as _row_conv_ops  # noqa: F401  (registers row_conv)
 from ..unsupported import UnsupportedError
 

@@ -15,7 +15,9 @@ from .. import dtypes
 from ..builder import emit
 from ..errors import BuildError, Where
 from ..framework import default_main_program
-from ..layer_helper import Constant, Normal, ParamAttr, create_parameter, to_param_attr
+from ..layer_helper import Constant, Normal, ParamAttr, to_param_attr
+# These layers are static-only (as in Paddle): their parameters are static in either mode.
+from ..layer_helper import create_static_parameter as create_parameter
 from ..ops import cvm as _cvm_op  # noqa: F401  (registers the op)
 from ..ops import spectral_norm as _spectral_norm_op  # noqa: F401  (registers the op)
 from ..unsupported import UnsupportedError
