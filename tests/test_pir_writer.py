@@ -202,3 +202,25 @@ def test_cli_convert_to_json(tmp_path):
     bad.write_text(json.dumps(doc))
     assert_one_line_error(cli("convert", bad, "-o", tmp_path / "out.json"), "version 7")
     assert not (tmp_path / "out.json").exists()
+
+
+def test_legacy_axis_broadcast_becomes_an_unsqueeze(tmp_path):
+    # legacy elementwise_add(axis=1) adds Y [C] along dim 1 of X [N, C, H, W]; PIR broadcasts
+    # from the last dim, so the writer unsqueezes Y to [C, 1, 1] first
+    from pyir.builder import emit
+    main, start = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, start):
+        x = pyir.static.data("x", [-1, 3, 4, 4], "float32")
+        y = pyir.static.data("y", [3], "float32")
+        out = emit("elementwise_add", {"X": x, "Y": y}, {"axis": 1})["Out"]
+    exe = pyir.static.Executor()
+    pyir.static.save_inference_model(str(tmp_path / "m"), [x, y], [out], exe, program=main)
+    convert_model(str(tmp_path / "m.pdmodel"), str(tmp_path / "m.json"))
+    _, ops = ops_of(tmp_path / "m.json")
+    assert [op["#"] for op in ops if op["#"].startswith("1.")][-3:] == [
+        "1.unsqueeze", "1.add", "1.fetch"]
+    rng = np.random.default_rng(1)
+    feed = {"x": rng.uniform(-1, 1, (2, 3, 4, 4)).astype("float32"),
+            "y": np.array([1.0, 10.0, 100.0], "float32")}
+    got = list(run_model(str(tmp_path / "m.json"), feed).outputs.values())[0]
+    np.testing.assert_allclose(got, feed["x"] + feed["y"][:, None, None], rtol=1e-6)

@@ -235,11 +235,25 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "deformable_conv": ("deformable_conv", {"x": "Input", "out": "Output"}),
     "prior_box": ("prior_box", {"out": "Boxes", "var": "Variances"}),
     "box_coder": ("box_coder", {}),
+    "yolo_loss": ("yolov3_loss", {"gt_box": "GTBox", "gt_label": "GTLabel",
+                                  "gt_score": "GTScore", "gt_match_mask": "GTMatchMask"}),
+    "psroi_pool": ("psroi_pool", {"boxes": "ROIs", "boxes_num": "RoisNum"}),
+    "max_pool3d_with_index": ("max_pool3d_with_index", {"kernel_size": "ksize"}),
+    "anchor_generator": ("anchor_generator", {"variances_out": "Variances"}),
     "generate_proposals": ("generate_proposals_v2", {"pre_nms_top_n": "pre_nms_topN",
                                                      "post_nms_top_n": "post_nms_topN"}),
     "distribute_fpn_proposals": ("distribute_fpn_proposals",
                                  {"multi_level_rois_num": "MultiLevelRoIsNum"}),
 }
+
+# Facts beyond the signatures, written to the table as they are:
+# the legacy op to use when an optional operand is absent (op_compat.yaml: deformable_conv
+# without a mask is the legacy deformable_conv_v1, which has no Mask slot);
+VARIANTS = {"deformable_conv": ("Mask", "deformable_conv_v1")}
+# results whose dtype Paddle's PIR InferMeta declares wrongly (generate_proposals declares
+# rpn_rois_num float32; its kernel, like the legacy op's, writes int32).
+RESULT_DTYPES = {"generate_proposals": {2: "int32"}}
+
 
 def camel(name: str) -> str:
     return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
@@ -426,7 +440,12 @@ def main():
     for p in problems:
         print("problem:", p)
     body = pprint.pformat(table, width=100, sort_dicts=False)
-    OUT.write_text(HEADER + body + "\n")
+    OUT.write_text(
+        HEADER + body + "\n\n"
+        "# pd_op -> (operand slot, legacy op to use when that operand is absent)\n"
+        f"VARIANTS = {pprint.pformat(VARIANTS, width=100)}\n\n"
+        "# pd_op -> {result index: the dtype its kernel writes (Paddle declares another)}\n"
+        f"RESULT_DTYPES = {pprint.pformat(RESULT_DTYPES, width=100)}\n")
     print(f"wrote {OUT} ({len(table)} ops)")
     return 1 if problems else 0
 

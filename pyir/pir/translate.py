@@ -28,7 +28,7 @@ from ..errors import FormatError, PyirError, Where
 from ..framework import FEED_MINIBATCH, FETCH_LIST, Parameter, Program, Variable
 from .control import translate_if, translate_while
 from .reader import Dtype, Module, Op, Type, dtype_of
-from .table import OPS
+from .table import OPS, RESULT_DTYPES, VARIANTS
 
 # Ops of the control-flow dialect pyir cannot translate yet (if / while: control.py).
 _CONTROL_FLOW = {"1.pylayer", "1.select_input", "1.assert"}
@@ -265,12 +265,19 @@ class _Translator:
                                      f"be a constant (full / full_int_array)")
                 spec = slot
             inputs[spec] = self.tensor_names(vid)
+        variant = VARIANTS.get(pd.rstrip("_"))
+        if variant is not None and variant[0] not in inputs:  # e.g. deformable_conv_v1
+            legacy = variant[1]
+            opdef = registry.get(legacy)
         for pir_name, value in op.attrs.items():
             legacy_name = attr_map.get(pir_name, ("",))[0]
             if legacy_name:
                 attrs[legacy_name] = value
         outputs: dict[str, list[str]] = {}
-        for (vid, t), slot in zip(op.results, result_specs):
+        for index, ((vid, t), slot) in enumerate(zip(op.results, result_specs)):
+            fixed = RESULT_DTYPES.get(pd.rstrip("_"), {}).get(index)
+            if fixed is not None and t.kind == "dense":
+                t = Type("dense", np.dtype(fixed), t.shape)
             if t.kind == "null":
                 continue
             if not slot:

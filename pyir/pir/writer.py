@@ -23,7 +23,7 @@ import numpy as np
 from .. import dtypes, registry
 from ..errors import PyirError, Where
 from ..framework import FEED_MINIBATCH, FETCH_LIST, Program
-from .table import OPS
+from .table import OPS, VARIANTS
 from .writer_control import write_control
 
 VERSION = 4
@@ -48,6 +48,8 @@ def _reverse() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for pd, entry in OPS.items():
         found.setdefault(entry[0], []).append(pd)
+    for pd, (_, legacy) in VARIANTS.items():  # deformable_conv_v1 is deformable_conv, no mask
+        found.setdefault(legacy, []).append(pd)
     return found
 
 
@@ -186,7 +188,35 @@ class _Writer:
             raise self.error(f"op {op.type} has no PIR translation in pyir's op table", op)
         choose = _PREFERRED.get(op.type)
         pd = choose(op) if choose else candidates[0]
-        self.pd_op(op, pd, OPS[pd])
+        aligned = self.align_axis(op)
+        try:
+            self.pd_op(op, pd, OPS[pd])
+        finally:
+            if aligned is not None:  # Y's own value again for later readers
+                self.ids[aligned[0]] = aligned[1]
+
+    def align_axis(self, op):
+        """A legacy elementwise op with `axis` (Y's dims matched from X's dim `axis`, as a
+        conv bias [C] on axis 1 of [N, C, H, W]): PIR broadcasts numpy-style, from the last
+        dim, so Y is unsqueezed to end where X ends. Returns (Y, its own value id) or None."""
+        axis = op.attrs.get("axis", -1)
+        if not op.type.startswith("elementwise_") or axis is None or axis == -1 or \
+                not op.input("X") or not op.input("Y"):
+            return None
+        x, y = self.block.var(op.input("X")[0]), self.block.var(op.input("Y")[0])
+        if x.shape is None or y.shape is None:
+            return None
+        trailing = len(x.shape) - axis - len(y.shape)
+        if trailing <= 0:
+            return None
+        name = y.name
+        own = self.value(name, op)
+        axes = self.const_value("full_int_array:int64",
+                                list(range(len(y.shape), len(y.shape) + trailing)), op)
+        (vid,) = self.emit("1.unsqueeze", [own, axes],
+                           [_type(y.dtype, list(y.shape) + [1] * trailing)], [])
+        self.ids[name] = vid
+        return name, own
 
     def constant(self, op, kind: str, out: str) -> None:
         var = self.block.var(out)
@@ -249,7 +279,8 @@ class _Writer:
 
     def pd_op(self, op, pd: str, entry) -> None:
         legacy, operand_specs, result_specs, attr_map, constants = entry
-        opdef = registry.get(legacy)
+        opdef = registry.get(op.type if op.type != legacy and VARIANTS.get(pd, ("", ""))[1]
+                             == op.type else legacy)
         operands = []
         for spec, kind in zip(operand_specs, constants):
             if not spec:
