@@ -6,8 +6,8 @@
 The network: by default a synthetic one written here in the PIR format (a residual MLP of
 linear / add / relu / scale / layer-norm-free blocks, parameters and `full` constants as
 Paddle writes them, ~300 pd_op ops); its `.pdmodel` is what `pyir convert` writes from it, so
-both files hold the same ops. `--json PATH` takes a real Paddle file instead (e.g. a ResNet-50
-saved by tools/gen_golden_pir.py --zoo). A benchmark, not a test: it prints figures and never
+both files hold the same ops. `--json PATH` takes a real Paddle file instead (e.g.
+tests/golden_zoo/resnet50/model.json). A benchmark, not a test: it prints figures and never
 fails.
 
     python benchmarks/bench_pir_load.py [--json PATH] [--calls N] [--blocks N]

@@ -88,14 +88,24 @@ class Dtype(str):
     legacy VarType code."""
 
 
+_DTYPES = {tag: (np.dtype(name) if tag != "0.t_bf16" else None)
+           for tag, name in _ELEMENT.items()}
+
+
 def parse_type(obj, file=None) -> Type:
-    if obj is None or obj == "NULL" or (isinstance(obj, dict) and obj.get("#") == "NULL"):
+    tag = obj.get("#") if isinstance(obj, dict) else None
+    if tag == "0.t_dtensor":  # the common case first
+        data = obj.get("D")
+        try:
+            return Type("dense", _DTYPES[data[0]["#"]], tuple(int(d) for d in data[1]))
+        except (KeyError, TypeError, IndexError, ValueError):
+            pass  # malformed or unusual: the general path says which
+    if obj is None or obj == "NULL" or tag == "NULL":
         return Type("null")
-    if not isinstance(obj, dict) or "#" not in obj:
+    if tag is None:
         raise _err(f"malformed type {str(obj)[:80]}", file)
-    tag = obj["#"]
-    if tag in _ELEMENT:
-        return Type("dense", np.dtype(_ELEMENT[tag]) if tag != "0.t_bf16" else None)
+    if tag in _DTYPES:
+        return Type("dense", _DTYPES[tag])
     data = obj.get("D")
     if tag in ("0.t_dtensor", "1.t_selected_rows"):
         if not isinstance(data, list) or len(data) < 2:

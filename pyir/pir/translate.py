@@ -347,38 +347,48 @@ class _Translator:
             block.vars[holder] = block.vars.pop(holder)
 
 
+# AttrType codes by how a value is coerced (plain ints: EnumTypeWrapper lookups are slow).
+_INTEGER = {AttrType.INT, AttrType.LONG}
+_REAL = {AttrType.FLOAT, AttrType.FLOAT64}
+_SCALAR = _INTEGER | _REAL | {AttrType.BOOLEAN, AttrType.STRING, AttrType.SCALAR}
+_BOOL = AttrType.BOOLEAN
+_INT_LISTS = {AttrType.INTS, AttrType.LONGS, AttrType.BOOLEANS}
+_REAL_LISTS = {AttrType.FLOATS, AttrType.FLOAT64S}
+_SPEC_TYPES: dict[tuple[str, str], int | None] = {}
+
+
 def _coerce(opdef, name: str, value):
     """`value` as the Python type of the legacy attribute `name` declares (a dtype name
     becomes a VarType code, a one-element array a scalar, ...)."""
-    spec = opdef.attr_spec(name)
-    if spec is None:
+    key = (opdef.type, name)
+    t = _SPEC_TYPES.get(key, 0)
+    if t == 0:
+        spec = opdef.attr_spec(name)
+        t = _SPEC_TYPES[key] = None if spec is None else spec.type
+    if t is None:
         return value
-    t = spec.type
     if isinstance(value, Dtype):  # "Undefined(ALL_DTYPE)": the legacy -1, "as the input"
-        if t not in (AttrType.INT, AttrType.LONG):
+        if t not in _INTEGER:
             value = str(value)
         else:
             value = -1 if value.startswith("Undefined") else dtypes.to_code(dtype_of(value))
-    if t in (AttrType.INT, AttrType.LONG, AttrType.FLOAT, AttrType.FLOAT64, AttrType.BOOLEAN,
-             AttrType.STRING, AttrType.SCALAR):
+    if t in _SCALAR:
         if isinstance(value, list):
             if len(value) != 1:
                 raise PyirError(f"attribute {name!r} of {opdef.type} takes one value, got "
                                 f"{value!r}")
             value = value[0]
-        if t in (AttrType.INT, AttrType.LONG):
+        if t in _INTEGER:
             return int(value)
-        if t in (AttrType.FLOAT, AttrType.FLOAT64):
+        if t in _REAL:
             return float(value)
-        if t == AttrType.BOOLEAN:
+        if t == _BOOL:
             return bool(value)
         return value
-    if t in (AttrType.INTS, AttrType.LONGS, AttrType.BOOLEANS):
-        values = value if isinstance(value, list) else [value]
-        return [int(v) for v in values]
-    if t in (AttrType.FLOATS, AttrType.FLOAT64S):
-        values = value if isinstance(value, list) else [value]
-        return [float(v) for v in values]
+    if t in _INT_LISTS:
+        return [int(v) for v in (value if isinstance(value, list) else [value])]
+    if t in _REAL_LISTS:
+        return [float(v) for v in (value if isinstance(value, list) else [value])]
     return value
 
 
