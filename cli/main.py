@@ -20,7 +20,7 @@ import click
 from pyir.errors import PyirError
 
 VERBS = (("build", "build"), ("run", "run"), ("grad", "grad"), ("export", "export"),
-         ("inspect", "inspect_cmd"), ("view", "view"), ("ops", "ops"),
+         ("convert", "convert"), ("inspect", "inspect_cmd"), ("view", "view"), ("ops", "ops"),
          ("map", "map_cmd"))
 
 
@@ -90,14 +90,16 @@ def main():
     """pyir: build, differentiate, inspect and run Paddle-compatible programs with numpy.
 
     \b
-      pyir build model.py -o model.pb      write the program a model file builds
-      pyir run model.pb --feed x.npy       run it and print the outputs
-      pyir map model.pb data/ -o out/      run it on many inputs (--workers N: on Ray)
-      pyir grad model.pb -o train.pb       append backward ops
-      pyir export train.pb -o infer.pdmodel   a trained program to an inference model
-      pyir inspect model.pb                show the graph (never runs anything)
-      pyir view model.pdmodel              show it in Netron
-      pyir ops                             list the ops pyir can run
+      pyir build model.py -o model.pdmodel    write the program a model file builds
+      pyir run model.pdmodel --feed x.npy     run it and print the outputs
+      pyir map model.pdmodel data/ -o out/    run it on many inputs (--workers N: on Ray)
+      pyir grad model.pdmodel -o g.pdmodel    append backward ops
+      pyir export train.pdmodel -o infer.pdmodel   a trained program to an inference model
+      pyir convert model.json -o m.pdmodel    Paddle 3 PIR .json <-> legacy .pdmodel
+      pyir inspect model.pdmodel              show the graph (never runs anything)
+      pyir view model.pdmodel                 show it in Netron
+      pyir ops                                list the ops pyir can run
+      pyir convert model.json -o m.pdmodel a Paddle 3 .json as a legacy .pdmodel
     """
     warnings.showwarning = _show_warning
 

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import os
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from . import unsupported as _unsupported
 from .eager import Tensor
 from .errors import BuildError, PyirError
 from .executor import Executor, Scope
+from .files.convert import convert_model
 from .framework import Program, Variable, program_guard
 from .input_spec import InputSpec
 
@@ -326,12 +328,25 @@ def load(path: str, **configs) -> TranslatedLayer:
     return TranslatedLayer(program, list(feeds), [v.name for v in fetches], scope)
 
 
-__all__ = ["TranslatedLayer", "enable_to_static", "ignore_module", "load", "not_to_static", "save",
-           "set_code_level", "set_verbosity", "to_static"]
+def json_to_pdmodel(net, input_spec, load_path: str, save_path: str) -> None:
+    """Turn Paddle 3's PIR `load_path.json` (+ `.pdiparams`) into a legacy
+    `save_path.pdmodel` (+ `.pdiparams`).
 
-UNSUPPORTED = {
-    "json_to_pdmodel": "converts Paddle's PIR JSON programs; pyir reads and writes legacy "
-                       ".pdmodel files only",
-}
+    Paddle re-traces `net` with the file's parameters; pyir converts the program file itself
+    (`pyir convert`, docs/pir-json.md), so `net` and `input_spec` are accepted for Paddle's
+    signature and not used.
+
+    Example:
+        >>> pyir.jit.json_to_pdmodel(None, None, "out/model", "legacy/model")
+    """
+    params = load_path + ".pdiparams"
+    convert_model(load_path + ".json", save_path + ".pdmodel",
+                  params=params if os.path.isfile(params) else None)
+
+
+__all__ = ["TranslatedLayer", "enable_to_static", "ignore_module", "json_to_pdmodel", "load",
+           "not_to_static", "save", "set_code_level", "set_verbosity", "to_static"]
+
+UNSUPPORTED: dict = {}
 
 __getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)

@@ -16,7 +16,7 @@ LAYERS = [
     ("base types", ["errors", "dtypes", "_proto", "unsupported", "device", "input_spec",
                     "reader", "tensor_format", "op_index", "op_attrs_paddle"]),
     ("IR and registry", ["registry", "framework", "binding", "random"]),
-    ("kernels and files", ["ops", "serialize", "printer", "dot_graph", "callables", "params"]),
+    ("kernels and files", ["ops", "pir", "serialize", "printer", "dot_graph", "callables", "params"]),
     ("planning and running", ["checker", "codegen", "plan", "executor"]),
     ("building and differentiating", ["builder", "backward", "grad_accumulate", "gradcheck",
                                       "eager", "targets",

@@ -219,7 +219,8 @@ def _check_param(var: Variable, array: np.ndarray, path: str) -> None:
 
 
 def load_model(model_path: str, params: str | None = None, scope=None) -> LoadedModel:
-    """Read a pyir `.pb` or Paddle `.pdmodel`, check it, and load its parameters into `scope`.
+    """Read a pyir `.pb`, Paddle `.pdmodel` or Paddle 3 PIR `.json` (told apart by content),
+    check it, and load its parameters into `scope`.
 
     Args:
         params: a `.pdiparams` or `.npz` file; default: `<stem>.pdiparams` beside the model,
@@ -246,7 +247,8 @@ def load_model(model_path: str, params: str | None = None, scope=None) -> Loaded
 
 
 def load_inference_model(path_prefix: str, executor, **kwargs) -> list:
-    """Read PATH_PREFIX.pdmodel (+ .pdiparams) into the global scope, as Paddle's function does.
+    """Read PATH_PREFIX.pdmodel, or PATH_PREFIX.json when there is no .pdmodel (a Paddle 3
+    PIR program), + .pdiparams into the global scope, as Paddle's function does.
 
     Returns:
         [program, feed_target_names, fetch_targets] (fetch_targets are Variables).
@@ -256,10 +258,14 @@ def load_inference_model(path_prefix: str, executor, **kwargs) -> list:
         >>> exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)
     """
     model = kwargs.get("model_filename") or path_prefix + ".pdmodel"
+    if not kwargs.get("model_filename") and not os.path.isfile(model) and \
+            os.path.isfile(path_prefix + ".json"):
+        model = path_prefix + ".json"  # what Paddle 3 saves by default (docs/pir-json.md)
     params = kwargs.get("params_filename") or path_prefix + ".pdiparams"
     if not os.path.isfile(model):
         raise FormatError("no such model file (load_inference_model reads "
-                          "PATH_PREFIX.pdmodel)", Where(file=model))
+                          "PATH_PREFIX.pdmodel or, from Paddle 3, PATH_PREFIX.json)",
+                          Where(file=model))
     loaded = load_model(model, params if os.path.isfile(params) else None, kwargs.get("scope"))
     if persistable_names(loaded.program) and loaded.params_path is None:
         raise FormatError("the model has parameters but there is no params file",

@@ -16,6 +16,7 @@ from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._double_grad import linear_rule
 from ._helpers import default_grad, int_list, rand, same_as
+from .stl_sort import sort as stl_sort
 
 _I64 = np.dtype(np.int64)
 
@@ -235,8 +236,57 @@ def _argsort_expect(X, axis=-1, descending=False, stable=False):
                       grad=False)],
 )
 def argsort(X, axis, descending, stable):
-    idx = _sort_order(X, axis, descending)
+    if X.ndim == 0:  # the kernel's 0-D case: the value, index 0
+        return {"Out": X.copy(), "Indices": np.zeros((), np.int64)}
+    idx = _argsort_order(X, axis, descending, stable)
     return {"Out": np.take_along_axis(X, idx, axis), "Indices": idx.astype(np.int64)}
+
+
+# Rows holding ties are re-ordered by replaying std::sort in Python; past this many elements
+# in such rows the order stays the stable one (docs/design.md, "argsort ties").
+REPLAY_LIMIT = 1 << 20
+
+
+def _argsort_order(x, axis, descending, stable):
+    """Paddle's CPU argsort order (argsort_kernel.cc): NaN last ascending and first descending;
+    ties in index order when `stable`, else where libstdc++'s std::sort leaves them."""
+    rows = np.moveaxis(x, axis, -1)
+    if x.dtype.kind == "f":
+        nan = np.isnan(rows)
+        key = np.where(nan, 0, -rows if descending else rows)
+        first = ~nan if descending else nan  # lexsort: the last key is the primary one
+        order = np.lexsort((key, first), axis=-1)
+    else:
+        order = np.argsort(-rows.astype(np.float64) if descending and x.dtype.kind in "bu"
+                           else (-rows if descending else rows), axis=-1, kind="stable")
+    if not stable and rows.size:
+        order = _as_std_sort(rows, order, descending)
+    return np.moveaxis(order, -1, axis)
+
+
+def _as_std_sort(rows, order, descending):
+    """`order` (stable) with each row that holds a tie re-ordered as Paddle's std::sort does."""
+    flat_rows = rows.reshape(-1, rows.shape[-1])
+    flat = order.reshape(-1, order.shape[-1]).copy()
+    ranked = np.take_along_axis(flat_rows, flat, -1)
+    same = ranked[:, 1:] == ranked[:, :-1]
+    if ranked.dtype.kind == "f":
+        same |= np.isnan(ranked[:, 1:]) & np.isnan(ranked[:, :-1])
+    tied = np.flatnonzero(same.any(axis=1)) if same.size else []
+    if len(tied) * flat.shape[1] > REPLAY_LIMIT:
+        return order
+    for r in tied:
+        pairs = list(zip(flat_rows[r].tolist(), range(flat.shape[1])))
+        stl_sort(pairs, 0, len(pairs), _paddle_less(descending))
+        flat[r] = [j for _, j in pairs]
+    return flat.reshape(order.shape)
+
+
+def _paddle_less(descending):
+    """The comparator of argsort_kernel.cc on (value, index) pairs."""
+    if descending:
+        return lambda a, b: (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+    return lambda a, b: (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
 
 
 def _scatter_back(X, Indices, Out_grad, axis):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from . import vision_stl as stl
+from . import stl_sort as stl
 
 
 def box_area(box, normalized: bool) -> float:

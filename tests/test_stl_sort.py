@@ -1,4 +1,4 @@
-"""pyir.ops.vision_stl replays libstdc++'s std::sort, std::nth_element and std::partial_sort, so
+"""pyir.ops.stl_sort replays libstdc++'s std::sort, std::nth_element and std::partial_sort, so
 Paddle's detection kernels break score ties as they do. The expected permutations below were
 printed by a C++ program compiled with g++ (libstdc++) sorting indices by descending key with
 the same calls; the keys have many ties, and the lengths pass the insertion-sort threshold (16).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyir.ops import vision_stl as stl
+from pyir.ops import stl_sort as stl
 
 # (algorithm, k (nth / middle), keys, the index order libstdc++ leaves)
 CASES = [

@@ -1,4 +1,4 @@
-"""PENDING (move to tests/ when the PIR `.json` reader lands): the vision/detection goldens of
+"""The vision/detection goldens of
 tests/golden_detection/ from their PIR twins (pir/<case>.json, tools/gen_golden_detection_pir.py),
 run by pyir to the numbers Paddle's legacy run gave (the PIR run was checked equal to them when
 the twins were written). Outputs are positional: cases_pir.json names the legacy fetch each
@@ -16,7 +16,7 @@ import pytest
 from pyir import files
 from pyir.executor import Executor, Scope
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "tests" / "golden_detection"
+GOLDEN = pathlib.Path(__file__).resolve().parent / "golden_detection"
 CASES = json.loads((GOLDEN / "cases_pir.json").read_text())
 RTOL, ATOL = 1e-4, 1e-5
 

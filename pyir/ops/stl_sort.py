@@ -1,12 +1,13 @@
-"""The orders of libstdc++'s unstable sorts, for detection kernels whose tie-breaking is theirs.
+"""The orders of libstdc++'s unstable sorts, for kernels whose tie-breaking is theirs.
 
-Paddle's CPU kernels pick boxes with `std::sort` (introsort), `std::nth_element`
-(introselect) and `std::partial_sort` (heap select + heap sort). None is stable: equal scores
-come out in an order fixed by the algorithm, and Paddle's outputs (which box of a tie is kept,
-in which row) follow it. These functions replay GCC's libstdc++ algorithms step by step
-(bits/stl_algo.h, bits/stl_heap.h: the same partitions, pivots, heap moves and insertion-sort
-threshold of 16) on a Python list, in place, with `less(a, b)` as the comparator. Which kernel
-uses which sort: docs/detection-ops.md.
+Paddle's CPU kernels sort with `std::sort` (introsort: argsort with stable=False, detection
+boxes), `std::nth_element` (introselect) and `std::partial_sort` (heap select + heap sort).
+None is stable: equal values come out in an order fixed by the algorithm, and Paddle's outputs
+(argsort's indices of a tie, which box of a tie is kept, in which row) follow it. These
+functions replay GCC's libstdc++ algorithms step by step (bits/stl_algo.h, bits/stl_heap.h:
+the same partitions, pivots, heap moves and insertion-sort threshold of 16) on a Python list,
+in place, with `less(a, b)` as the comparator. Which kernel uses which sort:
+docs/detection-ops.md.
 """
 
 from __future__ import annotations

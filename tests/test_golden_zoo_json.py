@@ -1,4 +1,4 @@
-"""PENDING (move to tests/ when the PIR `.json` reader lands): the zoo of tests/golden_zoo/
+"""The zoo of tests/golden_zoo/
 run by pyir from Paddle 3.3.1's PIR `model.json`, to Paddle's numbers and to the same result
 as the legacy `.pdmodel` of the same net.
 
@@ -17,7 +17,7 @@ import pytest
 from pyir import files
 from pyir.executor import Executor, Scope
 
-GOLDEN = pathlib.Path(__file__).resolve().parents[2] / "tests" / "golden_zoo"
+GOLDEN = pathlib.Path(__file__).resolve().parent / "golden_zoo"
 NETS = sorted(p.name for p in GOLDEN.iterdir() if (p / "meta.json").is_file())
 RTOL, ATOL = 1e-4, 1e-5
 
