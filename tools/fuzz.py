@@ -5,8 +5,8 @@ and classify every outcome (docs/untrusted.md, "Fuzzing").
     python tools/fuzz.py --cases 300 --cli       # the same cases through the `pyir` command
 
 Each case is one mutation of one base model (pyir's MLP, Paddle's MLP and LeNet, Paddle's
-while loop and cond), chosen and mutated deterministically from (seed, case index), so any
-finding is reproduced with `--only INDEX`. The case runs in a worker process, in-process
+while loop and cond, Paddle 3's PIR .json MLP and control flow), chosen and mutated
+deterministically from (seed, case index), so any finding is reproduced with `--only INDEX`. The case runs in a worker process, in-process
 there: `describe_model` (text, then strict like `inspect --check`) and `run_model` with
 `max_memory=1 GiB` and `max_loop_steps=10000`. Outcomes:
 
@@ -75,6 +75,16 @@ def build_bases(directory: pathlib.Path) -> list[dict]:
         bases.append({"name": name, "model": str(src / "model.pdmodel"),
                       "params": str(src / "model.pdiparams") if has_params else None,
                       "feeds": [str(target / "inputs.npz")], "dir": str(src)})
+    for name, sub in (("pir-mlp", "tests/golden_pir/mlp"),
+                      ("pir-control-flow", "tests/golden_pir/control_flow")):
+        src = ROOT / sub  # Paddle 3's PIR .json, read by content like a .pdmodel
+        target = directory / name
+        target.mkdir(exist_ok=True)
+        (target / "m.json").write_bytes((src / "model.json").read_bytes())
+        bases.append({"name": name, "model": str(target / "m.json"),
+                      "params": str(src / "model.pdiparams")
+                      if (src / "model.pdiparams").exists() else None,
+                      "feeds": [str(src / "inputs.npz")], "dir": str(src)})
     return bases
 
 
@@ -128,9 +138,39 @@ def _attr_value(rng: random.Random, attr) -> None:
         attr.block_idx = rng.choice([0, 1, 2, -1, 99])
 
 
+def _mutate_json(rng: random.Random, data: bytes) -> bytes:
+    """A PIR .json program: a value somewhere in the tree replaced, a list item dropped or
+    doubled, or bytes damaged."""
+    if rng.random() < 0.2:
+        return _mutate_bytes(rng, data)
+    tree = json.loads(data)
+    for _ in range(rng.randint(1, 3)):
+        node, path = tree, []
+        while isinstance(node, (dict, list)) and node and rng.random() < 0.85:
+            key = rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node))
+            path.append((node, key))
+            node = node[key]
+        if not path:
+            continue
+        parent, key = path[-1]
+        choice = rng.random()
+        if choice < 0.6:
+            parent[key] = rng.choice([0, -1, 2**40, -2**31, "", "x", None, [], {}, 1.5,
+                                      "0.t_f32", "pd_op.nope", [0, 1, 1, "zz"], True])
+        elif isinstance(parent, list) and choice < 0.8:
+            del parent[key]
+        elif isinstance(parent, list):
+            parent.insert(key, parent[key])
+        else:
+            parent[key + "_" if isinstance(key, str) else key] = parent.pop(key)
+    return json.dumps(tree).encode()
+
+
 def _mutate_program(rng: random.Random, data: bytes) -> bytes:
     from pyir._proto import framework_pb2 as pb
 
+    if data[:1] == b"{":
+        return _mutate_json(rng, data)
     if rng.random() < 0.25:
         return _mutate_bytes(rng, data)
     prog = pb.ProgramDesc()
@@ -293,7 +333,11 @@ def make_case(bases: list[dict], seed: int, index: int, directory: pathlib.Path)
         name, data = feeds[0]
         feeds[0] = (name, _mutate_npz(rng, data) if name.endswith(".npz")
                     else _mutate_npy(rng, data))
-    (directory / "m.pb").write_bytes(program)
+    model_path = directory / ("m.json" if model.suffix == ".json" else "m.pb")
+    for stale in ("m.pb", "m.json"):
+        if (directory / stale).exists():
+            (directory / stale).unlink()
+    model_path.write_bytes(program)
     sidecar = directory / "m.pdiparams"
     if params is not None:
         sidecar.write_bytes(params)
@@ -304,7 +348,7 @@ def make_case(bases: list[dict], seed: int, index: int, directory: pathlib.Path)
         (directory / name).write_bytes(data)
         feed_paths.append(str(directory / name))
     return {"index": index, "base": base["name"], "target": target,
-            "model": str(directory / "m.pb"), "feeds": feed_paths}
+            "model": str(model_path), "feeds": feed_paths}
 
 
 # --- the worker ------------------------------------------------------------------------------
