@@ -7,8 +7,9 @@ and classify every outcome (docs/untrusted.md, "Fuzzing").
 Each case is one mutation of one base model (pyir's MLP, Paddle's MLP and LeNet, Paddle's
 while loop and cond, Paddle 3's PIR .json MLP and control flow), chosen and mutated
 deterministically from (seed, case index), so any finding is reproduced with `--only INDEX`.
-The case runs in a worker process, in-process there: `describe_model` (text, then strict like `inspect --check`) and `run_model` with
-`max_memory=1 GiB` and `max_loop_steps=10000`. Outcomes:
+The case runs in a worker process, in-process there: `describe_model` (text, then strict like
+`inspect --check`) and `run_model` with `max_memory=1 GiB` and `max_loop_steps=10000`.
+Outcomes:
 
     ok          the commands returned
     user error  a PyirError: the one-line message a user sees (exit 1)
