@@ -477,3 +477,16 @@ def test_the_cases_that_were_internal_errors_are_one_line_user_errors(tmp_path, 
                     var.type.dense_tensor.tensor.dims[:] = [-1, 2**40]
             (tmp_path / "m.pb").write_bytes(desc.SerializeToString())
     assert_one_line_error(cli("run", model, "--feed", feed), expect)
+
+
+def test_a_pir_json_op_with_damaged_regions_is_a_format_error(tmp_path):
+    import json
+
+    tree = json.loads((ROOT / "tests" / "golden_pir" / "control_flow" / "model.json").read_text())
+    ops = tree["program"]["regions"][0]["blocks"][0]["ops"]
+    looping = next(op for op in ops if op.get("regions"))
+    looping["regions"] = None  # found by tools/fuzz.py (seed 1, case 4510)
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(tree))
+    with pytest.raises(FormatError, match="malformed operation"):
+        load_program(str(path))

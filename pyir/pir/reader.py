@@ -174,12 +174,12 @@ def _op(raw, file, index) -> Op:
         results = [(int(v["%"]), parse_type(v.get("TT"), file)) for v in raw.get("O", [])]
         attrs = {a["N"]: parse_attr(a["AT"], file) for a in raw.get("A", [])}
         out_attrs = {a["N"]: parse_attr(a["AT"], file) for a in raw.get("OA", [])}
+        regions = [_region(r, file, index, name) for r in raw.get("regions", [])]
     except FormatError as e:
         raise e.at(op_index=index, op_type=name, block=0) from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise _err(f"malformed operation ({type(e).__name__}: {e})", file, index, name) \
             from None
-    regions = [_region(r, file, index, name) for r in raw.get("regions", [])]
     return Op(name, operands, results, attrs, out_attrs, regions, raw)
 
 
