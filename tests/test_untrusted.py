@@ -345,6 +345,7 @@ def _record(dims, version=0, desc_version=0, code=5, body=b""):
     (_record([-1, 2], body=b"\0" * 16), "tensor has unknown dims [-1, 2]"),
     (_record([2**62, 2**62]), "more than int64 counts"),
     (_record([2**40, 16]), "needs 70368744177664 bytes"),
+    (struct.pack("<IQQ", 0, 1, 5) + b"\0" * 5, "size must be a multiple of 8"),
 ])
 def test_a_damaged_params_record_is_refused(record, message):
     with pytest.raises(FormatError) as e:

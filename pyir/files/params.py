@@ -155,6 +155,9 @@ def _decode_record(r: _Reader) -> TensorRecord:
     lod = []
     for _ in range(r.unpack(_U64, "the LoD level count")):
         size = r.unpack(_U64, "a LoD level size")
+        if size % 8:
+            raise r.fail(f"a LoD level of {size} bytes at offset {r.pos - 8}: LoD offsets are "
+                         f"uint64, so its size must be a multiple of 8")
         lod.append(np.frombuffer(r.take(size, "a LoD level"), dtype="<u8").tolist())
     if (version := r.unpack(_U32, "the tensor desc version")) != 0:
         raise r.fail(f"unsupported tensor version {version} at offset {r.pos - 4} (expected 0)")
