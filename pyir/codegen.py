@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import FeedError, KernelError, Where
+from .errors import FeedError, Interrupted, KernelError, PyirError, Where
 from .registry import EMPTY_VAR
 
 _LITERAL_TYPES = (bool, int, str, type(None))
+ndarray = np.ndarray
 
 
 class _RunScope:
@@ -103,6 +104,101 @@ def generate(steps, feed_checks: dict, scope_reads, scope_writes, fetches,
     exec(compile(source, "<pyir plan>", "exec"), namespace)
     run = namespace["run"]
     return Generated(run, source, run.__code__, w.step_of_line)
+
+
+def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, failure_at):
+    """A run function that does what `generate`'s code does, step by step, with no code to
+    compile (a big plan's first run: see plan.DEFER_CODEGEN_STEPS). Values live in a dict;
+    arguments, literals and releases are resolved here, once. A failure is raised as
+    `failure_at(error, step, raised_here)` names it, chained to the error as the generated
+    code's is."""
+    live = set(feed_checks) | set(scope_reads)
+    table = []
+    for step in steps:
+        args = []
+        for arg in step.args:
+            if arg is None or isinstance(arg, tuple):
+                args.append(arg if arg is None else tuple(n if n in live else None
+                                                          for n in arg))
+            elif arg in live:
+                args.append(arg)
+            else:
+                _arg(_NoValues(), arg, step.where)   # raises the FeedError generate would
+        scope_at = tuple(i for i, v in enumerate(step.values) if v is RUN_SCOPE)
+        for _, names, _ in step.outs:
+            live.update((names,) if isinstance(names, str) else
+                        (n for n in names if n != EMPTY_VAR))
+        released = tuple(n for n in step.release if n in live)
+        live.difference_update(released)
+        table.append((step, step.kernel, tuple(args), list(step.values), scope_at, step.outs,
+                      released))
+    checks = [(name, check.slow_path) for name, check in feed_checks.items()]
+
+    def run(env, scope_vars):
+        values = {}
+        for name, convert in checks:
+            values[name] = convert(env[name])
+        for name in scope_reads:
+            values[name] = scope_vars[name]
+        for step, kernel, args, consts, scope_at, outs, released in table:
+            call = [values[a] if a.__class__ is str else
+                    (a if a is None else [None if n is None else values[n] for n in a])
+                    for a in args]
+            for i in scope_at:
+                consts[i] = scope_vars
+            try:
+                result = kernel(*call, *consts)
+            except KeyboardInterrupt:
+                raise Interrupted("interrupted (Ctrl-C) while running", step.where) from None
+            except Exception as e:
+                raise failure_at(e, step, False) from _cause(e)
+            try:
+                _store_outputs(values, result, outs)
+            except PyirError as e:
+                raise failure_at(e, step, False) from _cause(e)
+            except Exception as e:
+                raise failure_at(e, step, True) from _cause(e)
+            for name in released:
+                del values[name]
+        for name in scope_writes:
+            scope_vars[name] = values[name]
+        return [values[name] for name in fetches]
+
+    return run
+
+
+class _NoValues:
+    """A writer with no values, for `_arg` to explain a missing input."""
+
+    def read(self, name):
+        return None
+
+
+def _cause(error):
+    return error.__cause__ if isinstance(error, PyirError) else error
+
+
+def _store_outputs(values: dict, result, outs) -> None:
+    """The interpreter's `_write_step` after the call: each output slot's value(s) stored
+    after the same checks (an ndarray of the declared dtype; a list slot's exact count)."""
+    for slot, names, dtype in outs:
+        if names.__class__ is str:
+            value = result[slot]
+            if value.__class__ is not ndarray or (dtype is not None and value.dtype is not dtype):
+                value = checked(value, dtype, names)
+            values[names] = value
+            continue
+        got = list(result[slot])
+        if len(got) != len(names):
+            raise ValueError(f"too many values to unpack (expected {len(names)})"
+                             if len(got) > len(names) else
+                             f"not enough values to unpack (expected {len(names)}, got "
+                             f"{len(got)})")
+        for name, dt, value in zip(names, dtype, got):
+            if name != EMPTY_VAR:
+                if value.__class__ is not ndarray or (dt is not None and value.dtype is not dt):
+                    value = checked(value, dt, name)
+                values[name] = value
 
 
 def _write_step(w: "_Writer", step, index: int) -> None:

@@ -24,11 +24,16 @@ import numpy as np
 from . import binding, codegen, dtypes, registry
 from .checker import check_program
 from .errors import CheckError, FeedError, Interrupted, KernelError, PyirError, Where
-from .framework import Program
+from .framework import Program, bulk_objects
 from .registry import EMPTY_VAR, GRAD_SUFFIX
 
 # A kernel's runtime parameter of this name gets the running plan's scope values.
 SCOPE_PARAM = "scope_vars"
+
+# A plan of this many steps or more runs its first run step by step (`codegen.interpreter`)
+# and generates its code at its second run: compiling generated code costs tens of times
+# one interpreted run, which a big program run once never pays back.
+DEFER_CODEGEN_STEPS = 500
 
 
 @dataclass(eq=False)
@@ -95,6 +100,12 @@ class Plan:
     def failure(self, error: Exception) -> PyirError:
         """`error`, raised while running, as a PyirError naming its step (and variable)."""
         step, raised_here = self._step_raising(error.__traceback__)
+        return self.failure_at(error, step, raised_here)
+
+    def failure_at(self, error: Exception, step: Step | None, raised_here: bool) -> PyirError:
+        """`error` as a PyirError, given the step it was raised at (None: before or after
+        the steps) and whether the plan's own code raised it (reading the kernel's result)
+        rather than the kernel."""
         if isinstance(error, PyirError):
             return error.at(**_where_fields(step.where)) if step else error
         if step is None:
@@ -125,6 +136,35 @@ class Plan:
             return None, False
         index = self.generated.step_of_line.get(tb.tb_lineno)
         return (None if index is None else self.steps[index]), tb.tb_next is None
+
+
+class _FirstRun:
+    """The code of a big plan before it is generated: the first run interprets the steps
+    (`codegen.interpreter`); the second generates the code (`plan.generated`) and runs it."""
+
+    code = None          # no generated frame to find in a traceback (see Plan._step_raising)
+    step_of_line: dict = {}
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.first = True
+
+    def run(self, env: dict, scope_vars: dict) -> list:
+        plan = self.plan
+        if self.first:
+            self.first = False
+            with bulk_objects():
+                run = codegen.interpreter(plan.steps, plan.feed_checks, plan.scope_reads,
+                                          plan.scope_writes, plan.fetches, plan.failure_at)
+            return run(env, scope_vars)
+        with bulk_objects():
+            plan.generated = plan._generate()
+        return plan.generated.run(env, scope_vars)
+
+    @property
+    def source(self) -> str:
+        self.plan.generated = self.plan._generate()
+        return self.plan.generated.source
 
 
 def _where_fields(where: Where) -> dict:
@@ -171,46 +211,72 @@ def io_targets(program: Program, kind: str) -> list[str]:
 
 
 def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> Plan:
+    with bulk_objects():
+        return _compile_steps(program, feeds, fetches, block_idx)
+
+
+def _compile_steps(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> Plan:
     block = program.blocks[block_idx]
     where0 = Where(file=program.source, block=block_idx)
+    var_of = _var_finder(block)
     for name in fetches:
-        if block.find_var(name) is None:
+        if var_of(name) is None:
             raise CheckError(f"cannot fetch {name!r}: no such variable (variables: "
                              f"{_some(block.vars)})", where0.with_(var=name))
-    ops = _select_ops(block, set(feeds), fetches)
+    ops = _select_ops(block, set(feeds), fetches, var_of)
     steps = []
     produced = set(feeds)
     reads_from_scope: dict[str, None] = {}
     writes: dict[str, None] = {}
-    for index, op in ops:
-        opdef = registry.lookup(op.type)
-        for name in op.input_arg_names:
-            var = block.find_var(name)
-            if name not in produced and var is not None and var.persistable:
-                reads_from_scope[name] = None
-        for name in op.output_arg_names:
-            var = block.find_var(name)
+    source = program.source
+    for index, op, opdef, ins, outs in ops:
+        for name in ins:
+            if name not in produced:
+                var = var_of(name)
+                if var is not None and var.persistable:
+                    reads_from_scope[name] = None
+        for name in outs:
+            var = var_of(name)
             if var is not None and var.persistable:
                 writes[name] = None
-        produced.update(op.output_arg_names)
-        steps.append(_make_step(program, op, opdef, where0.with_(op_index=index,
-                                                                 op_type=op.type)))
+        produced.update(outs)
+        steps.append(_make_step(program, op, opdef, Where(source, block_idx, index, op.type),
+                                var_of))
     for name in fetches:
         if name in produced:
             continue
-        if block.find_var(name).persistable:
+        if var_of(name).persistable:
             reads_from_scope[name] = None  # fetching a parameter reads the scope
         else:
             raise CheckError(f"cannot fetch {name!r}: no op computes it and it is not fed "
                              f"(inputs: {', '.join(feeds) or 'none'})", where0.with_(var=name))
     keep = set(fetches) | set(writes) | set(reads_from_scope)
-    _release_lists(steps, [op for _, op in ops], keep)
+    _release_lists(steps, [(ins, outs) for _, _, _, ins, outs in ops], keep)
     feed_targets = tuple(io_targets(program, "feed"))
     checks = {name: _feed_check(program, block, name, feed_targets) for name in feeds}
     plan = Plan(tuple(steps), feeds, tuple(reads_from_scope), tuple(writes), fetches,
                 feed_targets, tuple(io_targets(program, "fetch")), checks)
-    plan.generated = plan._generate()
+    if len(steps) >= DEFER_CODEGEN_STEPS:
+        plan.generated = _FirstRun(plan)
+    else:
+        plan.generated = plan._generate()
     return plan
+
+
+def _var_finder(block):
+    """name -> the Variable `block` sees by that name (or None), remembered per compile."""
+    if block.parent_idx < 0:
+        return block.vars.get
+    seen: dict = {}
+
+    def var_of(name):
+        try:
+            return seen[name]
+        except KeyError:
+            var = seen[name] = block.find_var(name)
+            return var
+
+    return var_of
 
 
 def _feed_check(program: Program, block, name: str, feed_targets: tuple) -> codegen.FeedCheck:
@@ -259,8 +325,9 @@ def _some(names, limit=12) -> str:
     return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
 
 
-def _select_ops(block, fed: set, fetches: tuple) -> list:
-    """(index, op) for each op the fetches need, plus updates and side effects, in order.
+def _select_ops(block, fed: set, fetches: tuple, var_of) -> list:
+    """(index, op, opdef, input names, output names) for each op the fetches need, plus
+    updates and side effects, in order.
 
     In block 0 a fed variable is not recomputed (feeding an intermediate replaces the ops
     that make it). In a sub-block the fed values are what the enclosing op hands in on entry
@@ -270,39 +337,52 @@ def _select_ops(block, fed: set, fetches: tuple) -> list:
         fed = set()
     needed = set(fetches)
     kept = []
-    for index in range(len(block.ops) - 1, -1, -1):
-        op = block.ops[index]
-        opdef = registry.lookup(op.type)
+    lookup = registry.lookup
+    ops = block.ops
+    for index in range(len(ops) - 1, -1, -1):
+        op = ops[index]
+        opdef = lookup(op.type)
         if opdef.io is not None:
             continue
-        outs = [n for n in op.output_arg_names if n != EMPTY_VAR]
-        writes_state = any((v := block.find_var(n)) is not None and v.persistable for n in outs)
+        outs = [n for names in op.outputs.values() for n in names]
         side_effects = opdef.side_effects
         if callable(side_effects):
             side_effects = side_effects(op)
-        if side_effects or writes_state or any(n in needed and n not in fed for n in outs):
-            kept.append((index, op))
-            needed.update(op.input_arg_names)
+        keep = side_effects
+        if not keep:
+            for n in outs:
+                if n == EMPTY_VAR:
+                    continue
+                if n in needed and n not in fed:
+                    keep = True
+                    break
+                var = var_of(n)
+                if var is not None and var.persistable:
+                    keep = True
+                    break
+        if keep:
+            ins = [n for names in op.inputs.values() for n in names]
+            kept.append((index, op, opdef, ins, outs))
+            needed.update(ins)
     kept.reverse()
     return kept
 
 
-def _make_step(program: Program, op, opdef, where: Where) -> Step:
+def _make_step(program: Program, op, opdef, where: Where, var_of) -> Step:
     attrs = binding.kernel_attrs(opdef, op.attrs, where, CheckError)
     if opdef.prepare is not None:
         attrs.update(opdef.prepare(op, PlanContext(program, where)))
     args = binding.kernel_args(opdef, op.inputs, pack=tuple)
     outs = []
-    block = op.block
+    given = op.outputs
     for slot in opdef.outputs:
-        names = [n for n in op.outputs.get(slot.name, [])]
+        names = given.get(slot.name)
         if not names or all(n == EMPTY_VAR for n in names):
             continue
-        dts = tuple(_declared_dtype(block, n) for n in names)
         if slot.duplicable:
-            outs.append((slot.name, tuple(names), dts))
+            outs.append((slot.name, tuple(names), tuple(_dtype_of(var_of(n)) for n in names)))
         else:
-            outs.append((slot.name, names[0], dts[0]))
+            outs.append((slot.name, names[0], _dtype_of(var_of(names[0]))))
     if SCOPE_PARAM in opdef.runtime:
         attrs[SCOPE_PARAM] = codegen.RUN_SCOPE
     missing = [name for name in opdef.runtime if name not in attrs]
@@ -313,20 +393,22 @@ def _make_step(program: Program, op, opdef, where: Where) -> Step:
     return Step(where, opdef.kernel, values, tuple(args), tuple(outs))
 
 
-def _declared_dtype(block, name):
-    var = block.find_var(name)
+def _dtype_of(var):
     return None if var is None else var.dtype
 
 
-def _release_lists(steps: list, ops: list, keep: set) -> None:
-    """Give each step the intermediates whose last use it is (JAX `last_used`, fx GC)."""
+def _release_lists(steps: list, names: list, keep: set) -> None:
+    """Give each step the intermediates whose last use it is (JAX `last_used`, fx GC);
+    `names` holds each step's (input names, output names)."""
     last_use = {}
-    for i, op in enumerate(ops):
-        for name in op.input_arg_names + op.output_arg_names:
+    for i, (ins, outs) in enumerate(names):
+        for name in ins:
+            last_use[name] = i
+        for name in outs:
             last_use[name] = i
     per_step = [[] for _ in steps]
     for name, i in last_use.items():
         if name not in keep and name != EMPTY_VAR:
             per_step[i].append(name)
-    for step, names in zip(steps, per_step):
-        step.release = tuple(names)
+    for step, released in zip(steps, per_step):
+        step.release = tuple(released)

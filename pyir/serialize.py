@@ -7,6 +7,8 @@ and attribute order, attribute types and which optional VarDesc fields were pres
 
 from __future__ import annotations
 
+from sys import intern as _sys_intern
+
 from google.protobuf.message import DecodeError
 
 from . import dtypes, registry
@@ -14,7 +16,7 @@ from ._proto import framework_pb2 as pb
 from .errors import FormatError, PyirError, Where
 from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, FEED_MINIBATCH, FETCH_LIST,
                         Parameter, SELECTED_ROWS, STEP_SCOPES, VAR_FLAGS, Block, Operator,
-                        Program, Variable)
+                        Program, Variable, bulk_objects)
 
 A = pb.AttrType
 PADDLE_VERSION = 3003001  # the Paddle release whose legacy format pyir writes (3.3.1)
@@ -43,12 +45,23 @@ _ATTR_CODECS: dict[int, tuple[str, bool]] = {
 }
 
 
+# Enum values as plain ints: attribute access on protobuf enum wrappers is slow per call.
+_SCALAR_BOOLEAN, _SCALAR_LONG, _SCALAR_FLOAT64 = (int(pb.Scalar.BOOLEAN), int(pb.Scalar.LONG),
+                                                  int(pb.Scalar.FLOAT64))
+_A_SCALAR, _A_SCALARS = int(A.SCALAR), int(A.SCALARS)
+_FIELD_OF = {t: field for t, (field, _) in _ATTR_CODECS.items()}
+_REPEATED = frozenset(t for t, (_, repeated) in _ATTR_CODECS.items() if repeated)
+_STRING_TYPES = frozenset((int(A.STRING), int(A.VAR)))
+_STRINGS_TYPES = frozenset((int(A.STRINGS), int(A.VARS)))
+
+
 def _scalar_to_py(s: pb.Scalar):
-    if s.type == pb.Scalar.BOOLEAN:
+    t = s.type
+    if t == _SCALAR_BOOLEAN:
         return s.b
-    if s.type == pb.Scalar.LONG:
+    if t == _SCALAR_LONG:
         return s.i
-    if s.type == pb.Scalar.FLOAT64:
+    if t == _SCALAR_FLOAT64:
         return s.r
     return complex(s.c.r, s.c.i)
 
@@ -68,13 +81,11 @@ def _scalar_from_py(value, out: pb.Scalar) -> None:
 
 def decode_attr(attr: pb.OpDesc.Attr):
     """The Python value of an OpDesc.Attr (lists for repeated types, block indices for blocks)."""
-    field, repeated = _ATTR_CODECS[attr.type]
-    value = getattr(attr, field)
-    if attr.type == A.SCALAR:
-        return _scalar_to_py(value)
-    if attr.type == A.SCALARS:
-        return [_scalar_to_py(s) for s in value]
-    return list(value) if repeated else value
+    t = attr.type
+    value = getattr(attr, _FIELD_OF[t])
+    if t in _REPEATED:
+        return [_scalar_to_py(s) for s in value] if t == _A_SCALARS else list(value)
+    return _scalar_to_py(value) if t == _A_SCALAR else value
 
 
 def encode_attr(name: str, attr_type: int, value, out: pb.OpDesc.Attr) -> None:
@@ -119,29 +130,69 @@ def _var_to_desc(var: Variable, out: pb.VarDesc) -> None:
 
 
 def _var_from_desc(block: Block, desc: pb.VarDesc) -> Variable:
-    kind = desc.type.type
+    vtype = desc.type
+    kind = vtype.type
     dtype = shape = lod = None
     raw = None
-    if kind in (DENSE_TENSOR, DENSE_TENSOR_ARRAY):
-        holder = desc.type.dense_tensor if kind == DENSE_TENSOR else desc.type.tensor_array
-        dtype = holder.tensor.data_type
-        shape = list(holder.tensor.dims)
+    if kind == DENSE_TENSOR or kind == DENSE_TENSOR_ARRAY:
+        holder = vtype.dense_tensor if kind == DENSE_TENSOR else vtype.tensor_array
+        tensor = holder.tensor
+        dtype = _dtype_of(tensor.data_type)
+        shape = tuple(tensor.dims)
         lod = holder.legacy_lod_level if holder.HasField("legacy_lod_level") else None
     elif kind == SELECTED_ROWS:
-        dtype, shape = desc.type.selected_rows.data_type, list(desc.type.selected_rows.dims)
+        dtype = _dtype_of(vtype.selected_rows.data_type)
+        shape = tuple(vtype.selected_rows.dims)
     elif kind not in (FEED_MINIBATCH, FETCH_LIST, STEP_SCOPES):
-        raw = desc.type
+        raw = vtype
+    name = _intern(desc.name)
     try:
-        var = Variable(block, desc.name, dtype, shape, type=kind, persistable=None,
-                       lod_level=lod)
+        var = Variable(block, name, dtype, shape, type=kind, persistable=None, lod_level=lod)
     except PyirError as e:
-        raise FormatError(e.message, Where(block=block.idx, var=desc.name)) from None
+        raise FormatError(e.message, Where(block=block.idx, var=name)) from None
     if raw is not None:
         var.raw_type = pb.VarType()
         var.raw_type.CopyFrom(raw)
-    var._flags = {f: getattr(desc, f) for f in VAR_FLAGS if desc.HasField(f)}
-    var.raw_attrs = list(desc.attrs)
+        _check_utf8(var.raw_type)
+    flags = {}
+    for flag in VAR_FLAGS:
+        if desc.HasField(flag):
+            flags[flag] = getattr(desc, flag)
+    var._flags = flags
+    if desc.attrs:  # copied, so the parsed ProgramDesc is not kept alive by its parts
+        var.raw_attrs = [_check_utf8(pb.VarDesc.Attr.FromString(a.SerializeToString()))
+                         for a in desc.attrs]
     return var
+
+
+_dtype_codes: dict = {}
+
+
+def _dtype_of(code: int):
+    """dtypes.to_numpy for a VarType code, remembered (a big program has one per variable)."""
+    dtype = _dtype_codes.get(code)
+    if dtype is None:
+        dtype = _dtype_codes[code] = dtypes.to_numpy(code)
+    return dtype
+
+
+class _NotUtf8(Exception):
+    """A string field of the file held bytes that are not UTF-8 text (see `_intern`)."""
+
+
+def _intern(text):
+    """`text` as a shared str (a big program repeats its names, slots and attribute names);
+    bytes, which proto2 parsing leaves where a string field is not UTF-8, raise _NotUtf8."""
+    try:
+        return _sys_intern(text)
+    except TypeError:
+        raise _NotUtf8() from None
+
+
+def _check_utf8(msg):
+    if _non_utf8_field(msg) is not None:
+        raise _NotUtf8()
+    return msg
 
 
 # --- ops ------------------------------------------------------------------------------------
@@ -165,13 +216,31 @@ def _op_to_desc(op: Operator, out: pb.OpDesc) -> None:
 
 
 def _op_from_desc(block: Block, desc: pb.OpDesc) -> Operator:
-    op = Operator(block, desc.type,
-                  {v.parameter: list(v.arguments) for v in desc.inputs},
-                  {v.parameter: list(v.arguments) for v in desc.outputs},
-                  {a.name: decode_attr(a) for a in desc.attrs},
-                  {a.name: a.type for a in desc.attrs},
-                  desc.is_target if desc.HasField("is_target") else None)
-    return op
+    inputs = {}
+    for v in desc.inputs:
+        inputs[_intern(v.parameter)] = [_intern(n) for n in v.arguments]
+    outputs = {}
+    for v in desc.outputs:
+        outputs[_intern(v.parameter)] = [_intern(n) for n in v.arguments]
+    attrs = {}
+    types = {}
+    for a in desc.attrs:
+        name = _intern(a.name)
+        t = a.type
+        value = getattr(a, _FIELD_OF[t])
+        if t in _REPEATED:
+            if t in _STRINGS_TYPES:
+                value = [_intern(n) for n in value]
+            else:
+                value = [_scalar_to_py(s) for s in value] if t == _A_SCALARS else list(value)
+        elif t in _STRING_TYPES:
+            value = _intern(value)
+        elif t == _A_SCALAR:
+            value = _scalar_to_py(value)
+        attrs[name] = value
+        types[name] = t
+    return Operator.from_parts(block, _intern(desc.type), inputs, outputs, attrs, types,
+                               desc.is_target if desc.HasField("is_target") else None)
 
 
 # --- programs -------------------------------------------------------------------------------
@@ -197,6 +266,16 @@ def program_to_desc(program: Program) -> pb.ProgramDesc:
 
 
 def program_from_desc(desc: pb.ProgramDesc) -> Program:
+    try:
+        with bulk_objects():
+            return _program_from_desc(desc)
+    except _NotUtf8:
+        bad = _non_utf8_field(desc)
+        raise FormatError(f"not a Paddle/pyir ProgramDesc: field {bad} holds bytes that are "
+                          f"not UTF-8 text (corrupt file?)") from None
+
+
+def _program_from_desc(desc: pb.ProgramDesc) -> Program:
     program = Program()
     program.blocks = []
     for i, bd in enumerate(desc.blocks):
@@ -205,14 +284,16 @@ def program_from_desc(desc: pb.ProgramDesc) -> Program:
         block = Block(program, bd.idx, bd.parent_idx,
                       bd.forward_block_idx if bd.HasField("forward_block_idx") else None)
         program.blocks.append(block)
+        variables = block.vars
         for vd in bd.vars:
-            block.vars[vd.name] = _var_from_desc(block, vd)
+            var = _var_from_desc(block, vd)
+            variables[var.name] = var
         block.ops = [_op_from_desc(block, od) for od in bd.ops]
     if not program.blocks:
         raise FormatError("the program has no blocks")
     program.version = desc.version.version if desc.HasField("version") else None
     if desc.HasField("op_version_map"):
-        program.op_version_map = [(p.op_name, p.op_version.version)
+        program.op_version_map = [(_intern(p.op_name), p.op_version.version)
                                   for p in desc.op_version_map.pair]
     return program
 
@@ -237,10 +318,6 @@ def parse_program(data: bytes, file: str | None = None) -> Program:
                           Where(file=file)) from None
     if not desc.blocks:
         raise FormatError("not a Paddle/pyir ProgramDesc: it has no blocks", Where(file=file))
-    bad = _non_utf8_field(desc)
-    if bad is not None:
-        raise FormatError(f"not a Paddle/pyir ProgramDesc: field {bad} holds bytes that are "
-                          f"not UTF-8 text (corrupt file?)", Where(file=file))
     try:
         return program_from_desc(desc)
     except PyirError as e:
