@@ -117,21 +117,24 @@ def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, fa
     for step in steps:
         args = []
         for arg in step.args:
-            if arg is None or isinstance(arg, tuple):
-                args.append(arg if arg is None else tuple(n if n in live else None
-                                                          for n in arg))
-            elif arg in live:
+            if arg is None or arg.__class__ is str and arg in live:
                 args.append(arg)
+            elif arg.__class__ is tuple:
+                args.append(tuple([n if n in live else None for n in arg]))
             else:
                 _arg(_NoValues(), arg, step.where)   # raises the FeedError generate would
-        scope_at = tuple(i for i, v in enumerate(step.values) if v is RUN_SCOPE)
+        values = step.values
+        scope_at = tuple([i for i, v in enumerate(values) if v is RUN_SCOPE])
         for _, names, _ in step.outs:
-            live.update((names,) if isinstance(names, str) else
-                        (n for n in names if n != EMPTY_VAR))
-        released = tuple(n for n in step.release if n in live)
-        live.difference_update(released)
-        table.append((step, step.kernel, tuple(args), list(step.values), scope_at, step.outs,
-                      released))
+            if names.__class__ is str:
+                live.add(names)
+            else:
+                live.update([n for n in names if n != EMPTY_VAR])
+        released = step.release
+        if released:
+            released = tuple([n for n in released if n in live])
+            live.difference_update(released)
+        table.append((step, step.kernel, args, list(values), scope_at, step.outs, released))
     checks = [(name, check.slow_path) for name, check in feed_checks.items()]
 
     def run(env, scope_vars):

@@ -165,6 +165,9 @@ class Operator(OpView):
     def sub_block_ids(self) -> list[int]:
         """The blocks this op runs (BLOCK / BLOCKS attributes), in attribute order; indices the
         program does not have are left out (reporting them is the checker's job)."""
+        types = self.attr_types.values()
+        if BLOCK_ATTR not in types and BLOCKS_ATTR not in types:
+            return []
         found = []
         for name, value in self.attrs.items():
             if self.attr_types.get(name) in (BLOCK_ATTR, BLOCKS_ATTR):

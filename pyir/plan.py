@@ -191,19 +191,22 @@ def compile_plan(program: Program, feed_names=(), fetch_names=(), block_idx: int
     cache = program.plan_cache
     plan = cache.get(key)
     if plan is None:
-        if "checked" not in cache:
-            check_program(program)
-            cache["checked"] = True
-        plan = _compile(program, *key)
+        with bulk_objects():
+            if "checked" not in cache:
+                check_program(program)
+                cache["checked"] = True
+            plan = _compile(program, *key)
         cache[key] = plan
     return plan
 
 
-def io_targets(program: Program, kind: str) -> list[str]:
-    """The names a saved program's feed (kind="feed") or fetch ops bind, in `col` order."""
+def io_targets(program: Program, kind: str, io_ops=None) -> list[str]:
+    """The names a saved program's feed (kind="feed") or fetch ops bind, in `col` order;
+    `io_ops`: (op, opdef) of the global block's feed and fetch ops, when known."""
+    if io_ops is None:
+        io_ops = [(op, registry.lookup(op.type)) for op in program.global_block().ops]
     found = []
-    for op in program.global_block().ops:
-        opdef = registry.lookup(op.type)
+    for op, opdef in io_ops:
         if opdef is not None and opdef.io == kind:
             name = op.output("Out")[0] if kind == "feed" else op.input("X")[0]
             found.append((op.attrs.get("col", 0), name))
@@ -211,11 +214,6 @@ def io_targets(program: Program, kind: str) -> list[str]:
 
 
 def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> Plan:
-    with bulk_objects():
-        return _compile_steps(program, feeds, fetches, block_idx)
-
-
-def _compile_steps(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> Plan:
     block = program.blocks[block_idx]
     where0 = Where(file=program.source, block=block_idx)
     var_of = _var_finder(block)
@@ -223,7 +221,8 @@ def _compile_steps(program: Program, feeds: tuple, fetches: tuple, block_idx: in
         if var_of(name) is None:
             raise CheckError(f"cannot fetch {name!r}: no such variable (variables: "
                              f"{_some(block.vars)})", where0.with_(var=name))
-    ops = _select_ops(block, set(feeds), fetches, var_of)
+    io_ops = []
+    ops = _select_ops(block, set(feeds), fetches, var_of, io_ops)
     steps = []
     produced = set(feeds)
     reads_from_scope: dict[str, None] = {}
@@ -252,10 +251,11 @@ def _compile_steps(program: Program, feeds: tuple, fetches: tuple, block_idx: in
                              f"(inputs: {', '.join(feeds) or 'none'})", where0.with_(var=name))
     keep = set(fetches) | set(writes) | set(reads_from_scope)
     _release_lists(steps, [(ins, outs) for _, _, _, ins, outs in ops], keep)
-    feed_targets = tuple(io_targets(program, "feed"))
+    feed_targets = tuple(io_targets(program, "feed", io_ops if block_idx == 0 else None))
     checks = {name: _feed_check(program, block, name, feed_targets) for name in feeds}
     plan = Plan(tuple(steps), feeds, tuple(reads_from_scope), tuple(writes), fetches,
-                feed_targets, tuple(io_targets(program, "fetch")), checks)
+                feed_targets, tuple(io_targets(program, "fetch", io_ops if block_idx == 0
+                                               else None)), checks)
     if len(steps) >= DEFER_CODEGEN_STEPS:
         plan.generated = _FirstRun(plan)
     else:
@@ -325,9 +325,9 @@ def _some(names, limit=12) -> str:
     return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
 
 
-def _select_ops(block, fed: set, fetches: tuple, var_of) -> list:
+def _select_ops(block, fed: set, fetches: tuple, var_of, io_ops: list) -> list:
     """(index, op, opdef, input names, output names) for each op the fetches need, plus
-    updates and side effects, in order.
+    updates and side effects, in order; appends (op, opdef) of feed/fetch ops to `io_ops`.
 
     In block 0 a fed variable is not recomputed (feeding an intermediate replaces the ops
     that make it). In a sub-block the fed values are what the enclosing op hands in on entry
@@ -343,6 +343,7 @@ def _select_ops(block, fed: set, fetches: tuple, var_of) -> list:
         op = ops[index]
         opdef = lookup(op.type)
         if opdef.io is not None:
+            io_ops.append((op, opdef))
             continue
         outs = [n for names in op.outputs.values() for n in names]
         side_effects = opdef.side_effects

@@ -177,16 +177,12 @@ def _dtype_of(code: int):
 
 
 class _NotUtf8(Exception):
-    """A string field of the file held bytes that are not UTF-8 text (see `_intern`)."""
+    """A string field of the file held bytes that are not UTF-8 text: proto2 parsing leaves
+    bytes there, on which `_intern` (sys.intern, which shares the names a big program
+    repeats) raises TypeError; see program_from_desc."""
 
 
-def _intern(text):
-    """`text` as a shared str (a big program repeats its names, slots and attribute names);
-    bytes, which proto2 parsing leaves where a string field is not UTF-8, raise _NotUtf8."""
-    try:
-        return _sys_intern(text)
-    except TypeError:
-        raise _NotUtf8() from None
+_intern = _sys_intern
 
 
 def _check_utf8(msg):
@@ -269,8 +265,10 @@ def program_from_desc(desc: pb.ProgramDesc) -> Program:
     try:
         with bulk_objects():
             return _program_from_desc(desc)
-    except _NotUtf8:
+    except (_NotUtf8, TypeError):
         bad = _non_utf8_field(desc)
+        if bad is None:
+            raise
         raise FormatError(f"not a Paddle/pyir ProgramDesc: field {bad} holds bytes that are "
                           f"not UTF-8 text (corrupt file?)") from None
 
