@@ -8,7 +8,6 @@ resolution, output sizes) are shared with pooling.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -16,7 +15,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
-from ._helpers import default_grad, rand
+from ._helpers import OnDemand, default_grad, rand
 
 # --- geometry ---------------------------------------------------------------------------------
 
@@ -217,29 +216,6 @@ def _conv_grad_kernel(Input, Filter, Output_grad, strides, paddings, padding_alg
         return dw.astype(Filter.dtype, copy=False)
 
     return OnDemand({"Input@GRAD": input_grad, "Filter@GRAD": filter_grad})
-
-
-class OnDemand(Mapping):
-    """A kernel's {output slot: array}, each computed when first read: the plan and the
-    eager tape read only the slots the op writes, and a grad op whose input needs no
-    gradient (a network's data input) writes no `Input@GRAD`, whose col2im is then skipped."""
-
-    def __init__(self, makers: dict):
-        self._makers = makers
-        self._made: dict = {}
-
-    def __getitem__(self, slot):
-        try:
-            return self._made[slot]
-        except KeyError:
-            value = self._made[slot] = self._makers[slot]()
-            return value
-
-    def __iter__(self):
-        return iter(self._makers)
-
-    def __len__(self) -> int:
-        return len(self._makers)
 
 
 def naive_conv2d(x, w, stride, pads, dil, groups):
