@@ -134,7 +134,11 @@ def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, fa
         if released:
             released = tuple([n for n in released if n in live])
             live.difference_update(released)
-        table.append((step, step.kernel, args, list(values), scope_at, step.outs, released))
+        outs = step.outs
+        single = outs[0] if len(outs) == 1 and outs[0][1].__class__ is str else None
+        plain = all(a.__class__ is str for a in args)
+        table.append((step, step.kernel, args, plain, list(values), scope_at, outs, single,
+                      released))
     checks = [(name, check.slow_path) for name, check in feed_checks.items()]
 
     def run(env, scope_vars):
@@ -143,10 +147,13 @@ def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, fa
             values[name] = convert(env[name])
         for name in scope_reads:
             values[name] = scope_vars[name]
-        for step, kernel, args, consts, scope_at, outs, released in table:
-            call = [values[a] if a.__class__ is str else
-                    (a if a is None else [None if n is None else values[n] for n in a])
-                    for a in args]
+        for step, kernel, args, plain, consts, scope_at, outs, single, released in table:
+            if plain:
+                call = [values[a] for a in args]
+            else:
+                call = [values[a] if a.__class__ is str else
+                        (a if a is None else [None if n is None else values[n] for n in a])
+                        for a in args]
             for i in scope_at:
                 consts[i] = scope_vars
             try:
@@ -156,7 +163,15 @@ def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, fa
             except Exception as e:
                 raise failure_at(e, step, False) from _cause(e)
             try:
-                _store_outputs(values, result, outs)
+                if single is None:
+                    _store_outputs(values, result, outs)
+                else:  # one output variable: _store_outputs, inline
+                    slot, name, dtype = single
+                    value = result[slot]
+                    if value.__class__ is not ndarray or \
+                            (dtype is not None and value.dtype is not dtype):
+                        value = checked(value, dtype, name)
+                    values[name] = value
             except PyirError as e:
                 raise failure_at(e, step, False) from _cause(e)
             except Exception as e:

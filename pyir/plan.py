@@ -371,6 +371,7 @@ def _select_ops(block, fed: set, fetches: tuple, var_of, io_ops: list) -> list:
 
 def _make_step(program: Program, op, opdef, where: Where, var_of) -> Step:
     attrs = binding.kernel_attrs(opdef, op.attrs, where, CheckError)
+    runtime = opdef.runtime
     if opdef.prepare is not None:
         attrs.update(opdef.prepare(op, PlanContext(program, where)))
     args = binding.kernel_args(opdef, op.inputs, pack=tuple)
@@ -378,19 +379,21 @@ def _make_step(program: Program, op, opdef, where: Where, var_of) -> Step:
     given = op.outputs
     for slot in opdef.outputs:
         names = given.get(slot.name)
-        if not names or all(n == EMPTY_VAR for n in names):
+        if not names or (EMPTY_VAR in names and all(n == EMPTY_VAR for n in names)):
             continue
         if slot.duplicable:
-            outs.append((slot.name, tuple(names), tuple(_dtype_of(var_of(n)) for n in names)))
+            outs.append((slot.name, tuple(names), tuple([_dtype_of(var_of(n)) for n in names])))
         else:
             outs.append((slot.name, names[0], _dtype_of(var_of(names[0]))))
-    if SCOPE_PARAM in opdef.runtime:
+    if not runtime and opdef.prepare is None:  # kernel_attrs keeps the declared order
+        return Step(where, opdef.kernel, tuple(attrs.values()), tuple(args), tuple(outs))
+    if SCOPE_PARAM in runtime:
         attrs[SCOPE_PARAM] = codegen.RUN_SCOPE
-    missing = [name for name in opdef.runtime if name not in attrs]
+    missing = [name for name in runtime if name not in attrs]
     if missing:
         raise CheckError(f"op {op.type}: prepare() gave no value for runtime parameter "
                          f"{missing[0]!r}", where)
-    values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in opdef.runtime)
+    values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in runtime)
     return Step(where, opdef.kernel, values, tuple(args), tuple(outs))
 
 

@@ -211,13 +211,31 @@ def _op_to_desc(op: Operator, out: pb.OpDesc) -> None:
         out.is_target = op.is_target
 
 
-def _op_from_desc(block: Block, desc: pb.OpDesc) -> Operator:
+def _op_from_desc(block: Block, desc: pb.OpDesc, seen: dict) -> Operator:
+    """The Operator of `desc`, which this empties of its slots: the rest of it (type,
+    attributes) is then the key under which `seen` keeps its decoded form, as a big
+    program repeats the same attributes op after op."""
     inputs = {}
     for v in desc.inputs:
         inputs[_intern(v.parameter)] = [_intern(n) for n in v.arguments]
     outputs = {}
     for v in desc.outputs:
         outputs[_intern(v.parameter)] = [_intern(n) for n in v.arguments]
+    desc.ClearField("inputs")
+    desc.ClearField("outputs")
+    key = desc.SerializeToString()
+    known = seen.get(key)
+    if known is None:
+        known = seen[key] = _op_rest(desc)
+    op_type, attrs, types, lists, is_target = known
+    attrs = attrs.copy()
+    for name in lists:  # each op owns its list values
+        attrs[name] = list(attrs[name])
+    return Operator.from_parts(block, op_type, inputs, outputs, attrs, types.copy(), is_target)
+
+
+def _op_rest(desc: pb.OpDesc) -> tuple:
+    """(type, attributes, their AttrTypes, names of list-valued ones, is_target) of `desc`."""
     attrs = {}
     types = {}
     for a in desc.attrs:
@@ -235,8 +253,9 @@ def _op_from_desc(block: Block, desc: pb.OpDesc) -> Operator:
             value = _scalar_to_py(value)
         attrs[name] = value
         types[name] = t
-    return Operator.from_parts(block, _intern(desc.type), inputs, outputs, attrs, types,
-                               desc.is_target if desc.HasField("is_target") else None)
+    lists = tuple(name for name, value in attrs.items() if value.__class__ is list)
+    return (_intern(desc.type), attrs, types, lists,
+            desc.is_target if desc.HasField("is_target") else None)
 
 
 # --- programs -------------------------------------------------------------------------------
@@ -262,6 +281,7 @@ def program_to_desc(program: Program) -> pb.ProgramDesc:
 
 
 def program_from_desc(desc: pb.ProgramDesc) -> Program:
+    """The Program of a parsed ProgramDesc; the desc is used up (its ops lose their slots)."""
     try:
         with bulk_objects():
             return _program_from_desc(desc)
@@ -275,6 +295,7 @@ def program_from_desc(desc: pb.ProgramDesc) -> Program:
 
 def _program_from_desc(desc: pb.ProgramDesc) -> Program:
     program = Program()
+    seen: dict = {}
     program.blocks = []
     for i, bd in enumerate(desc.blocks):
         if bd.idx != i:
@@ -286,7 +307,7 @@ def _program_from_desc(desc: pb.ProgramDesc) -> Program:
         for vd in bd.vars:
             var = _var_from_desc(block, vd)
             variables[var.name] = var
-        block.ops = [_op_from_desc(block, od) for od in bd.ops]
+        block.ops = [_op_from_desc(block, od, seen) for od in bd.ops]
     if not program.blocks:
         raise FormatError("the program has no blocks")
     program.version = desc.version.version if desc.HasField("version") else None
