@@ -36,16 +36,32 @@ SCOPE_PARAM = "scope_vars"
 DEFER_CODEGEN_STEPS = 500
 
 
-@dataclass(eq=False)
 class Step:
-    """One op, resolved: its kernel with the values to pass it, ready for code generation."""
+    """One op, resolved: its kernel with the values to pass it, ready for code generation.
 
-    where: Where
-    kernel: object
-    values: tuple                   # attribute (then runtime) values, after the inputs
-    args: tuple                     # per input slot: a name, a tuple of names, or None
-    outs: tuple                     # per output slot: (slot, name, dtype) or tuples of both
-    release: tuple = ()             # intermediates whose last use this step is
+    kernel, values (attribute then runtime values, after the inputs), args (per input slot:
+    a name, a tuple of names, or None), outs (per output slot: (slot, name, dtype) or tuples
+    of both), release (intermediates whose last use this step is), where (the op's place,
+    made when first asked for: a big plan's first run never needs it unless a step fails).
+    """
+
+    __slots__ = ("_where", "kernel", "values", "args", "outs", "release")
+
+    def __init__(self, where, kernel, values: tuple, args: tuple, outs: tuple,
+                 release: tuple = ()):
+        self._where = where      # a Where, or the (file, block, op index, op type) of one
+        self.kernel = kernel
+        self.values = values
+        self.args = args
+        self.outs = outs
+        self.release = release
+
+    @property
+    def where(self) -> Where:
+        where = self._where
+        if where.__class__ is tuple:
+            where = self._where = Where(*where)
+        return where
 
 
 @dataclass(eq=False)
@@ -239,7 +255,7 @@ def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> 
             if var is not None and var.persistable:
                 writes[name] = None
         produced.update(outs)
-        steps.append(_make_step(program, op, opdef, Where(source, block_idx, index, op.type),
+        steps.append(_make_step(program, op, opdef, (source, block_idx, index, op.type),
                                 var_of))
     for name in fetches:
         if name in produced:
@@ -369,12 +385,17 @@ def _select_ops(block, fed: set, fetches: tuple, var_of, io_ops: list) -> list:
     return kept
 
 
-def _make_step(program: Program, op, opdef, where: Where, var_of) -> Step:
-    attrs = binding.kernel_attrs(opdef, op.attrs, where, CheckError)
+def _make_step(program: Program, op, opdef, place: tuple, var_of) -> Step:
+    """The Step of `op`; `place` is its (file, block, op index, op type)."""
+    step = Step(place, opdef.kernel, (), (), ())
+    try:
+        attrs = binding.kernel_attrs(opdef, op.attrs, None, CheckError)
+    except CheckError as e:
+        raise e.at(**_where_fields(step.where)) from None
     runtime = opdef.runtime
     if opdef.prepare is not None:
-        attrs.update(opdef.prepare(op, PlanContext(program, where)))
-    args = binding.kernel_args(opdef, op.inputs, pack=tuple)
+        attrs.update(opdef.prepare(op, PlanContext(program, step.where)))
+    step.args = tuple(binding.kernel_args(opdef, op.inputs, pack=tuple))
     outs = []
     given = op.outputs
     for slot in opdef.outputs:
@@ -385,16 +406,18 @@ def _make_step(program: Program, op, opdef, where: Where, var_of) -> Step:
             outs.append((slot.name, tuple(names), tuple([_dtype_of(var_of(n)) for n in names])))
         else:
             outs.append((slot.name, names[0], _dtype_of(var_of(names[0]))))
+    step.outs = tuple(outs)
     if not runtime and opdef.prepare is None:  # kernel_attrs keeps the declared order
-        return Step(where, opdef.kernel, tuple(attrs.values()), tuple(args), tuple(outs))
+        step.values = tuple(attrs.values())
+        return step
     if SCOPE_PARAM in runtime:
         attrs[SCOPE_PARAM] = codegen.RUN_SCOPE
     missing = [name for name in runtime if name not in attrs]
     if missing:
         raise CheckError(f"op {op.type}: prepare() gave no value for runtime parameter "
-                         f"{missing[0]!r}", where)
-    values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in runtime)
-    return Step(where, opdef.kernel, values, tuple(args), tuple(outs))
+                         f"{missing[0]!r}", step.where)
+    step.values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in runtime)
+    return step
 
 
 def _dtype_of(var):

@@ -129,11 +129,36 @@ def _var_to_desc(var: Variable, out: pb.VarDesc) -> None:
     out.attrs.extend(var.raw_attrs)
 
 
-def _var_from_desc(block: Block, desc: pb.VarDesc) -> Variable:
+def _var_from_desc(block: Block, desc: pb.VarDesc, seen: dict) -> Variable:
     vtype = desc.type
+    key = vtype.SerializeToString()  # a big program has few distinct variable types
+    known = seen.get(key)
+    if known is None:
+        known = seen[key] = _var_type(vtype)
+    kind, dtype, shape, lod, raw = known
+    name = _intern(desc.name)
+    try:
+        var = Variable(block, name, dtype, shape, type=kind, persistable=None, lod_level=lod)
+    except PyirError as e:
+        raise FormatError(e.message, Where(block=block.idx, var=name)) from None
+    if raw is not None:
+        var.raw_type = pb.VarType()
+        var.raw_type.CopyFrom(raw)
+    flags = {}
+    for flag in VAR_FLAGS:
+        if desc.HasField(flag):
+            flags[flag] = getattr(desc, flag)
+    var._flags = flags
+    if desc.attrs:  # copied, so the parsed ProgramDesc is not kept alive by its parts
+        var.raw_attrs = [_check_utf8(pb.VarDesc.Attr.FromString(a.SerializeToString()))
+                         for a in desc.attrs]
+    return var
+
+
+def _var_type(vtype: pb.VarType) -> tuple:
+    """(kind, dtype, shape, lod level, VarType proto pyir only carries) of a VarDesc type."""
     kind = vtype.type
-    dtype = shape = lod = None
-    raw = None
+    dtype = shape = lod = raw = None
     if kind == DENSE_TENSOR or kind == DENSE_TENSOR_ARRAY:
         holder = vtype.dense_tensor if kind == DENSE_TENSOR else vtype.tensor_array
         tensor = holder.tensor
@@ -144,25 +169,8 @@ def _var_from_desc(block: Block, desc: pb.VarDesc) -> Variable:
         dtype = _dtype_of(vtype.selected_rows.data_type)
         shape = tuple(vtype.selected_rows.dims)
     elif kind not in (FEED_MINIBATCH, FETCH_LIST, STEP_SCOPES):
-        raw = vtype
-    name = _intern(desc.name)
-    try:
-        var = Variable(block, name, dtype, shape, type=kind, persistable=None, lod_level=lod)
-    except PyirError as e:
-        raise FormatError(e.message, Where(block=block.idx, var=name)) from None
-    if raw is not None:
-        var.raw_type = pb.VarType()
-        var.raw_type.CopyFrom(raw)
-        _check_utf8(var.raw_type)
-    flags = {}
-    for flag in VAR_FLAGS:
-        if desc.HasField(flag):
-            flags[flag] = getattr(desc, flag)
-    var._flags = flags
-    if desc.attrs:  # copied, so the parsed ProgramDesc is not kept alive by its parts
-        var.raw_attrs = [_check_utf8(pb.VarDesc.Attr.FromString(a.SerializeToString()))
-                         for a in desc.attrs]
-    return var
+        raw = _check_utf8(pb.VarType.FromString(vtype.SerializeToString()))
+    return kind, dtype, shape, lod, raw
 
 
 _dtype_codes: dict = {}
@@ -295,7 +303,8 @@ def program_from_desc(desc: pb.ProgramDesc) -> Program:
 
 def _program_from_desc(desc: pb.ProgramDesc) -> Program:
     program = Program()
-    seen: dict = {}
+    seen: dict = {}        # op bytes without slots -> decoded rest (_op_from_desc)
+    seen_types: dict = {}  # VarType bytes -> decoded type (_var_from_desc)
     program.blocks = []
     for i, bd in enumerate(desc.blocks):
         if bd.idx != i:
@@ -305,7 +314,7 @@ def _program_from_desc(desc: pb.ProgramDesc) -> Program:
         program.blocks.append(block)
         variables = block.vars
         for vd in bd.vars:
-            var = _var_from_desc(block, vd)
+            var = _var_from_desc(block, vd, seen_types)
             variables[var.name] = var
         block.ops = [_op_from_desc(block, od, seen) for od in bd.ops]
     if not program.blocks:
