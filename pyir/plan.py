@@ -144,14 +144,18 @@ class Plan:
         return KernelError(f"kernel failed: {type(error).__name__}: {error}", step.where)
 
     def _step_raising(self, tb) -> tuple[Step | None, bool]:
-        """(the step whose line raised, whether the generated code itself raised)."""
-        code = self.generated.code
-        while tb is not None and tb.tb_frame.f_code is not code:
+        """(the step whose line raised, whether the generated code itself raised): the
+        deepest frame of this plan's generated code (its run function or, for a big plan,
+        one of the chunk functions run calls) that is on a step's line."""
+        lines_of = self.generated.steps_by_code if isinstance(self.generated,
+                                                              codegen.Generated) else {}
+        found = None, False
+        while tb is not None:
+            lines = lines_of.get(tb.tb_frame.f_code)
+            if lines is not None and tb.tb_lineno in lines:
+                found = self.steps[lines[tb.tb_lineno]], tb.tb_next is None
             tb = tb.tb_next
-        if tb is None:
-            return None, False
-        index = self.generated.step_of_line.get(tb.tb_lineno)
-        return (None if index is None else self.steps[index]), tb.tb_next is None
+        return found
 
 
 class _FirstRun:
