@@ -3,6 +3,9 @@
     LENET  paddle.vision LeNet: conv 1->6 3x3 pad 1, relu, max pool 2, conv 6->16 5x5, relu,
            max pool 2, fc 400-120-84-10; softmax cross-entropy, mean; SGD   target <= 1.15x
     MLP4   4-layer MLP 64-256-256-256-10 with relu; the same loss and SGD     target <= 1.10x
+    LENETPD  pyir's LENET step time / Paddle's executor's on the same network (Paddle run by
+           $PADDLE_PYTHON, default /work/paddle-venv/bin/python, in its own process:
+           paddle_lenet_train.py; skipped when absent)        target <= 0.67x (1.5x faster)
 
 pyir runs the program `SGD.minimize` built (forward, backward, one sgd op per parameter)
 through `Executor.run`, fetching the loss. The numpy side does the same math with no
@@ -17,8 +20,11 @@ thread on both sides. A benchmark, not a test: it prints figures, never fails.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import pathlib
 import statistics
+import subprocess
 import sys
 import time
 
@@ -235,6 +241,20 @@ def profile(r: dict, calls: int) -> None:
         print(f"    {op_type:32s} {t:8.1f} us  {100 * t / whole:4.1f}%  ({n} ops)")
 
 
+def paddle_step(calls: int) -> float | None:
+    """Paddle's CPU seconds per LeNet training step, from its own Python; None without one."""
+    python = os.environ.get("PADDLE_PYTHON", "/work/paddle-venv/bin/python")
+    if not pathlib.Path(python).exists():
+        return None
+    script = pathlib.Path(__file__).resolve().parent / "paddle_lenet_train.py"
+    out = subprocess.run([python, str(script), str(calls)], capture_output=True, text=True,
+                         check=False)
+    if out.returncode:
+        print(f"paddle: {out.stderr.strip().splitlines()[-1] if out.stderr else 'failed'}")
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])["paddle"]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=200)
@@ -247,6 +267,10 @@ def main(argv=None) -> int:
                f"{r['numpy'] * 1e3:.3f} ms (CPU)")
         if args.profile:
             profile(r, min(args.calls, 100))
+        if kind == "lenet" and (paddle := paddle_step(args.calls)) is not None:
+            report("LENETPD", r["pyir"] / paddle, 0.67, "x",
+                   f"pyir {r['pyir'] * 1e3:.3f} ms, Paddle's executor {paddle * 1e3:.3f} ms "
+                   f"per step (CPU, its own process): pyir {paddle / r['pyir']:.2f}x as fast")
     return 0
 
 
