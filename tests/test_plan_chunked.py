@@ -39,7 +39,7 @@ def test_chunks_pass_values_across_and_fetch_from_any_chunk():
     assert plan.source.count("def chunk_") == 6
     feed = {"x": np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4),
             "c": np.full((3, 4), 0.5, np.float32)}
-    want, a, values = [], feed["x"], []
+    a, values = feed["x"], []
     for i in range(11):
         a = (a + feed["c"], a * feed["c"], np.tanh(a))[i % 3]
         values.append(a)
