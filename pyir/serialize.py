@@ -302,28 +302,135 @@ def program_from_desc(desc: pb.ProgramDesc) -> Program:
 
 
 def _program_from_desc(desc: pb.ProgramDesc) -> Program:
+    return _program_from_blocks(((bd, (bd,)) for bd in desc.blocks), desc)
+
+
+def _program_from_blocks(blocks, top: pb.ProgramDesc) -> Program:
+    """The Program of `blocks`: (BlockDesc with the block's idx fields, BlockDescs holding its
+    vars and ops, in order) per block; `top` holds the version fields."""
     program = Program()
     seen: dict = {}        # op bytes without slots -> decoded rest (_op_from_desc)
     seen_types: dict = {}  # VarType bytes -> decoded type (_var_from_desc)
     program.blocks = []
-    for i, bd in enumerate(desc.blocks):
+    for i, (bd, parts) in enumerate(blocks):
         if bd.idx != i:
             raise FormatError(f"block at position {i} says idx={bd.idx}", Where(block=i))
         block = Block(program, bd.idx, bd.parent_idx,
                       bd.forward_block_idx if bd.HasField("forward_block_idx") else None)
         program.blocks.append(block)
         variables = block.vars
-        for vd in bd.vars:
-            var = _var_from_desc(block, vd, seen_types)
-            variables[var.name] = var
-        block.ops = [_op_from_desc(block, od, seen) for od in bd.ops]
+        ops = []
+        for part in parts:
+            for vd in part.vars:
+                var = _var_from_desc(block, vd, seen_types)
+                variables[var.name] = var
+            ops += [_op_from_desc(block, od, seen) for od in part.ops]
+        block.ops = ops
     if not program.blocks:
         raise FormatError("the program has no blocks")
-    program.version = desc.version.version if desc.HasField("version") else None
-    if desc.HasField("op_version_map"):
+    program.version = top.version.version if top.HasField("version") else None
+    if top.HasField("op_version_map"):
         program.op_version_map = [(_intern(p.op_name), p.op_version.version)
-                                  for p in desc.op_version_map.pair]
+                                  for p in top.op_version_map.pair]
     return program
+
+
+# --- big files: parsed a slice of ops at a time ---------------------------------------------
+# The parsed protobuf of a program takes ~8x its file size; holding it whole beside the
+# Program it becomes doubles a big program's peak memory. A file of SLICED_BYTES or more is
+# cut at its blocks' var and op boundaries (read from the wire format: a tag and a length per
+# entry) into BlockDescs of SLICE_ENTRIES entries each, parsed and converted one at a time.
+# Anything unusual in the framing gives None, and the whole-message path decides.
+SLICED_BYTES = 4 << 20
+SLICE_ENTRIES = 2048
+_BLOCKS_FIELD, _VARS_FIELD, _OPS_FIELD = 1, 3, 4
+
+
+class _Unusual(Exception):
+    """The bytes are not plainly framed as expected: leave them to the whole-message path."""
+
+
+def _fields(data: bytes, start: int, end: int):
+    """(field number, start of its tag, start of its value, end) of each field in
+    data[start:end], with only length-delimited and varint fields expected."""
+    pos = start
+    while pos < end:
+        tag_at = pos
+        key, pos = _varint(data, pos)
+        kind = key & 7
+        if kind == 2:
+            size, pos = _varint(data, pos)
+            at, pos = pos, pos + size
+        elif kind == 0:
+            at = pos
+            _, pos = _varint(data, pos)
+        else:
+            raise _Unusual()
+        if pos > end:
+            raise _Unusual()
+        yield key >> 3, tag_at, at, pos
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise _Unusual()
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def _block_slices(data: bytes, start: int, end: int) -> tuple:
+    """(BlockDesc of the block's other fields, [(start, end) of each slice of entries])."""
+    header = []
+    slices = []
+    first = count = None
+    last = start
+    for field, tag_at, _, stop in _fields(data, start, end):
+        if field == _VARS_FIELD or field == _OPS_FIELD:
+            if first is None:
+                first, count = tag_at, 0
+            count += 1
+            if count == SLICE_ENTRIES:
+                slices.append((first, stop))
+                first = None
+        else:
+            if first is not None:
+                slices.append((first, tag_at))
+                first = None
+            header.append(data[tag_at:stop])
+        last = stop
+    if first is not None:
+        slices.append((first, last))
+    return pb.BlockDesc.FromString(b"".join(header)), slices
+
+
+def _parse_sliced(data: bytes) -> Program | None:
+    """The Program of big legacy bytes, parsed a slice at a time; None when the whole-message
+    path must decide (unusual framing, bytes protobuf refuses, text that is not UTF-8)."""
+    try:
+        blocks, rest = [], []
+        for field, tag_at, at, stop in _fields(data, 0, len(data)):
+            if field == _BLOCKS_FIELD:
+                blocks.append(_block_slices(data, at, stop))
+            else:
+                rest.append(data[tag_at:stop])
+        if not blocks:
+            return None
+        top = pb.ProgramDesc.FromString(b"".join(rest))
+
+        def parts(slices):
+            for a, b in slices:
+                yield pb.BlockDesc.FromString(data[a:b])
+
+        with bulk_objects():
+            return _program_from_blocks(((bd, parts(slices)) for bd, slices in blocks), top)
+    except (_Unusual, _NotUtf8, TypeError, DecodeError, RuntimeWarning):
+        return None
 
 
 def serialize_program(program: Program) -> bytes:
@@ -338,6 +445,13 @@ def serialize_program(program: Program) -> bytes:
 
 def parse_program(data: bytes, file: str | None = None) -> Program:
     """Parse Paddle legacy ProgramDesc bytes; a FormatError names the file when it is not one."""
+    if len(data) >= SLICED_BYTES:  # a big program: a slice of its ops at a time
+        try:
+            program = _parse_sliced(data)
+        except PyirError as e:
+            raise e.at(file=file) from None
+        if program is not None:
+            return program
     desc = pb.ProgramDesc()
     try:
         desc.ParseFromString(data)
