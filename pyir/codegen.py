@@ -185,27 +185,36 @@ def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, fa
     table = []
     for step in steps:
         args = []
+        plain = True
         for arg in step.args:
-            if arg is None or arg.__class__ is str and arg in live:
+            if arg.__class__ is str and arg in live:
                 args.append(arg)
+            elif arg is None:
+                args.append(arg)
+                plain = False
             elif arg.__class__ is tuple:
                 args.append(tuple([n if n in live else None for n in arg]))
+                plain = False
             else:
                 _arg(_NoValues(), arg, step.where)   # raises the FeedError generate would
         values = step.values
-        scope_at = tuple([i for i, v in enumerate(values) if v is RUN_SCOPE])
-        for _, names, _ in step.outs:
+        scope_at = ()
+        for i, v in enumerate(values):
+            if v is RUN_SCOPE:
+                scope_at += (i,)
+        outs = step.outs
+        single = None
+        for _, names, _ in outs:
             if names.__class__ is str:
                 live.add(names)
+                if len(outs) == 1:
+                    single = outs[0]
             else:
                 live.update([n for n in names if n != EMPTY_VAR])
         released = step.release
         if released:
             released = tuple([n for n in released if n in live])
             live.difference_update(released)
-        outs = step.outs
-        single = outs[0] if len(outs) == 1 and outs[0][1].__class__ is str else None
-        plain = all(a.__class__ is str for a in args)
         table.append((step, step.kernel, args, plain, list(values), scope_at, outs, single,
                       released))
     checks = [(name, check.slow_path) for name, check in feed_checks.items()]
@@ -216,9 +225,10 @@ def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, fa
             values[name] = convert(env[name])
         for name in scope_reads:
             values[name] = scope_vars[name]
+        get = values.__getitem__
         for step, kernel, args, plain, consts, scope_at, outs, single, released in table:
             if plain:
-                call = [values[a] for a in args]
+                call = map(get, args)
             else:
                 call = [values[a] if a.__class__ is str else
                         (a if a is None else [None if n is None else values[n] for n in a])
