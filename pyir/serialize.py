@@ -138,9 +138,10 @@ def _var_from_desc(block: Block, desc: pb.VarDesc, seen: dict) -> Variable:
     kind, dtype, shape, lod, raw = known
     name = _intern(desc.name)
     try:
-        var = Variable(block, name, dtype, shape, type=kind, persistable=None, lod_level=lod)
+        var = Variable(block, name, dtype, None, type=kind, persistable=None, lod_level=lod)
     except PyirError as e:
         raise FormatError(e.message, Where(block=block.idx, var=name)) from None
+    var.shape = shape  # the decoded type's tuple of ints, shared by the variables of that type
     if raw is not None:
         var.raw_type = pb.VarType()
         var.raw_type.CopyFrom(raw)
@@ -163,11 +164,11 @@ def _var_type(vtype: pb.VarType) -> tuple:
         holder = vtype.dense_tensor if kind == DENSE_TENSOR else vtype.tensor_array
         tensor = holder.tensor
         dtype = _dtype_of(tensor.data_type)
-        shape = tuple(tensor.dims)
+        shape = tuple([int(d) for d in tensor.dims])
         lod = holder.legacy_lod_level if holder.HasField("legacy_lod_level") else None
     elif kind == SELECTED_ROWS:
         dtype = _dtype_of(vtype.selected_rows.data_type)
-        shape = tuple(vtype.selected_rows.dims)
+        shape = tuple([int(d) for d in vtype.selected_rows.dims])
     elif kind not in (FEED_MINIBATCH, FETCH_LIST, STEP_SCOPES):
         raw = _check_utf8(pb.VarType.FromString(vtype.SerializeToString()))
     return kind, dtype, shape, lod, raw
@@ -225,10 +226,10 @@ def _op_from_desc(block: Block, desc: pb.OpDesc, seen: dict) -> Operator:
     program repeats the same attributes op after op."""
     inputs = {}
     for v in desc.inputs:
-        inputs[_intern(v.parameter)] = [_intern(n) for n in v.arguments]
+        inputs[_intern(v.parameter)] = list(map(_intern, v.arguments))
     outputs = {}
     for v in desc.outputs:
-        outputs[_intern(v.parameter)] = [_intern(n) for n in v.arguments]
+        outputs[_intern(v.parameter)] = list(map(_intern, v.arguments))
     desc.ClearField("inputs")
     desc.ClearField("outputs")
     key = desc.SerializeToString()
