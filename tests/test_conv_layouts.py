@@ -91,3 +91,25 @@ def test_the_input_gradient_is_computed_only_when_read(monkeypatch):
     assert calls == [1]
     with pytest.raises(KeyError):
         grads["Out"]
+
+
+@pytest.mark.parametrize("xs, k, s, pads, d", [
+    ((2, 4, 9, 8), 3, (1, 1), ((1, 1), (1, 1)), (1, 1)),
+    ((3, 5, 12, 11), 3, (2, 1), ((0, 2), (1, 1)), (2, 1)),
+])
+def test_depthwise_gradients_are_the_adjoints_of_the_forward(xs, k, s, pads, d):
+    """Depthwise convs (one input channel per output channel) take per-offset paths for
+    dX and dW."""
+    rng = np.random.default_rng(4)
+    c = xs[1]
+    x, w = rng.standard_normal(xs), rng.standard_normal((c, 1, k, k))
+    out = conv.conv_forward(x, w, c, s, pads, d)
+    np.testing.assert_allclose(out, conv.naive_conv2d(x, w, s, pads, d, c), rtol=1e-10,
+                               atol=1e-12)
+    g = rng.standard_normal(out.shape)
+    dx = conv.conv_input_grad(g, w, c, s, pads, d, xs[2:])
+    dw = conv.conv_filter_grad(x, g, w.shape, c, s, pads, d)
+    inner = (out * g).sum()
+    assert dx.shape == xs and dw.shape == w.shape
+    assert np.isclose((x * dx).sum(), inner, rtol=1e-10)
+    assert np.isclose((w * dw).sum(), inner, rtol=1e-10)

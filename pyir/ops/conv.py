@@ -164,6 +164,24 @@ def _input_grad_batch_last(dout, w, strides, pads, dilations, in_hw) -> np.ndarr
     return np.ascontiguousarray(img.transpose(3, 0, 1, 2))
 
 
+def _depthwise_input_grad(dout, w, strides, pads, dilations, in_hw) -> np.ndarray:
+    """`conv_input_grad` of a depthwise conv: per kernel offset, dOut scaled by each
+    channel's weight added into the image (2x faster than the outer products + col2im)."""
+    n, c, oh, ow = dout.shape
+    kh, kw = w.shape[2:]
+    (top, bottom), (left, right) = pads
+    s, d = strides, dilations
+    img = np.zeros((n, c, max(in_hw[0] + top + bottom, (oh - 1) * s[0] + d[0] * (kh - 1) + 1),
+                    max(in_hw[1] + left + right, (ow - 1) * s[1] + d[1] * (kw - 1) + 1)),
+                   np.result_type(dout, w))
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * d[0], j * d[1]
+            img[:, :, r:r + s[0] * (oh - 1) + 1:s[0], q:q + s[1] * (ow - 1) + 1:s[1]] += \
+                dout * w[None, :, 0, i, j, None, None]
+    return _crop(img, pads, in_hw)
+
+
 def _depthwise(win, w, out_hw):
     """One input channel per output channel: kh*kw fused multiply-adds beat tiny matmuls."""
     kh, kw = w.shape[2:]
@@ -180,6 +198,8 @@ def conv_input_grad(dout, w, groups, strides, pads, dilations, in_hw):
     _, cg, kh, kw = w.shape
     if groups == 1 and _batch_last((oh, ow)):
         return _input_grad_batch_last(dout, w, strides, pads, dilations, in_hw)
+    if cg == 1 and oc == groups:
+        return _depthwise_input_grad(dout, w, strides, pads, dilations, in_hw)
     wg = w.reshape(groups, oc // groups, cg * kh * kw).transpose(0, 2, 1)
     cols = np.matmul(wg, dout.reshape(n, groups, oc // groups, oh * ow))
     cols = cols.reshape(n, groups * cg, kh, kw, oh, ow)
@@ -200,6 +220,12 @@ def conv_filter_grad(x, dout, w_shape, groups, strides, pads, dilations):
         g = dout.transpose(1, 2, 3, 0).reshape(oc, oh * ow * n)
         return np.dot(g, cols.T).reshape(w_shape)
     win = _windows(_pad_hw(x, pads), (kh, kw), strides, dilations, (oh, ow))
+    if cg == 1 and oc == groups:  # depthwise: per kernel offset, one dot per channel
+        dw = np.empty((oc, kh, kw), np.result_type(x, dout))
+        for i in range(kh):
+            for j in range(kw):
+                dw[:, i, j] = np.einsum("ncyx,ncyx->c", dout, win[:, :, i, j])
+        return dw.reshape(w_shape)
     if groups == 1:
         # per sample one (oc, L) @ (L, K) BLAS product, the im2col operand passed transposed
         # (no second copy), then the sum over the batch: 5-30x faster at LeNet's sizes than
