@@ -174,11 +174,12 @@ def _depthwise_input_grad(dout, w, strides, pads, dilations, in_hw) -> np.ndarra
     img = np.zeros((n, c, max(in_hw[0] + top + bottom, (oh - 1) * s[0] + d[0] * (kh - 1) + 1),
                     max(in_hw[1] + left + right, (ow - 1) * s[1] + d[1] * (kw - 1) + 1)),
                    np.result_type(dout, w))
+    term = np.empty(dout.shape, img.dtype)
     for i in range(kh):
         for j in range(kw):
             r, q = i * d[0], j * d[1]
-            img[:, :, r:r + s[0] * (oh - 1) + 1:s[0], q:q + s[1] * (ow - 1) + 1:s[1]] += \
-                dout * w[None, :, 0, i, j, None, None]
+            np.multiply(dout, w[None, :, 0, i, j, None, None], out=term)
+            img[:, :, r:r + s[0] * (oh - 1) + 1:s[0], q:q + s[1] * (ow - 1) + 1:s[1]] += term
     return _crop(img, pads, in_hw)
 
 
@@ -186,9 +187,11 @@ def _depthwise(win, w, out_hw):
     """One input channel per output channel: kh*kw fused multiply-adds beat tiny matmuls."""
     kh, kw = w.shape[2:]
     out = np.zeros((win.shape[0], w.shape[0]) + tuple(out_hw), np.result_type(win, w))
+    term = np.empty_like(out)  # one buffer for every offset's product: no allocation per term
     for i in range(kh):
         for j in range(kw):
-            out += win[:, :, i, j] * w[None, :, 0, i, j, None, None]
+            np.multiply(win[:, :, i, j], w[None, :, 0, i, j, None, None], out=term)
+            out += term
     return out
 
 
