@@ -3,6 +3,7 @@ softmax_with_cross_entropy and fluid's cross_entropy2."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -314,6 +315,22 @@ def _hard_label_mask(Label, probs_shape, axis, ignore_index):
     return (classes == np.where(keep, label, -1)), keep
 
 
+@functools.lru_cache(maxsize=64)
+def _rows(n: int) -> np.ndarray:
+    """0..n-1, made once per batch size (read-only: shared by every call)."""
+    rows = np.arange(n)
+    rows.flags.writeable = False
+    return rows
+
+
+def _at_labels(values, label, axis):
+    """take_along_axis(values, label, axis), by plain indexing for the usual 2-D case (the
+    same values, without take_along_axis' index building)."""
+    if values.ndim == 2 and axis == 1:
+        return values[_rows(values.shape[0]), label[:, 0]][:, None]
+    return np.take_along_axis(values, label, axis)
+
+
 def _plain_labels(Label, probs_shape, axis, ignore_index):
     """Hard labels shaped for take_along_axis when every one names a class and none can
     equal ignore_index (the usual case, checked with two reductions); else None, and the
@@ -371,7 +388,7 @@ def softmax_with_cross_entropy(Logits, Label, soft_label, use_softmax, numeric_s
     if soft_label:
         loss = -(Label * logp).sum(axis=axis, keepdims=True)
     elif (label := _plain_labels(Label, Logits.shape, axis, ignore_index)) is not None:
-        loss = -np.take_along_axis(logp, label, axis)  # what the masked sum below gives
+        loss = -_at_labels(logp, label, axis)  # what the masked sum below gives
     else:
         onehot, keep = _hard_label_mask(Label, Logits.shape, axis, ignore_index)
         loss = np.where(keep, -np.where(onehot, logp, 0).sum(axis=axis, keepdims=True), 0)
@@ -393,7 +410,10 @@ def softmax_with_cross_entropy_grad(Label, Softmax, Loss_grad, soft_label, use_s
             (label := _plain_labels(Label, Softmax.shape, axis, ignore_index)) is not None:
         # (Softmax - onehot) * dLoss with the one-hot subtraction done at the labels only
         diff = Softmax.copy()
-        np.put_along_axis(diff, label, np.take_along_axis(diff, label, axis) - 1, axis)
+        if diff.ndim == 2 and axis == 1:
+            diff[_rows(diff.shape[0]), label[:, 0]] -= 1
+        else:
+            np.put_along_axis(diff, label, np.take_along_axis(diff, label, axis) - 1, axis)
         return {"Logits@GRAD": (diff * Loss_grad).astype(Softmax.dtype, copy=False)}
     if soft_label:
         target, keep = Label, 1
