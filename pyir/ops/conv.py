@@ -15,6 +15,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..errors import PyirError
 from ..registry import Attr, Example, Slot, VarSpec, register_op
 from ..registry import AttrType as T
+from ._double_grad import trilinear_rule
 from ._helpers import OnDemand, default_grad, rand
 
 # --- geometry ---------------------------------------------------------------------------------
@@ -363,6 +364,8 @@ for _type in ("conv2d", "depthwise_conv2d"):
     register_op(
         f"{_type}_grad", inputs=["Input", "Filter", "Output@GRAD"],
         outputs=["Input@GRAD", "Filter@GRAD"], attrs=_CONV_ATTRS, grad_of=_type,
+        grad=trilinear_rule(_type, f"{_type}_grad", "Input", "Filter", "Output",
+                            [a.name for a in _CONV_ATTRS]),
         doc="dInput = col2im(Filter^T @ dOutput); dFilter = dOutput @ im2col(Input)^T",
     )(_conv_grad_kernel)
 
