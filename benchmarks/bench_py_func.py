@@ -4,7 +4,7 @@
          (chains of 100 and 300 py_func ops; the difference / 200 removes the fixed cost of
          Executor.run; the function returns its input, so its own work is one call)
     W1   input [1, 4], 4 x [fc 200 + tanh as a py_func], fc 10 + softmax,
-         as a ratio to the same math in hand-written numpy                target <= 1.4x
+         as a ratio to the same math in hand-written numpy (row W1PF)     target <= 1.2x
          (also printed: the same net with pyir's tanh op, to separate the py_func's share
          from the interpreter's)
 
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
            f"py_func op {per_op * 1e6:.2f} us, direct call {direct * 1e6:.3f} us "
            f"(runs of 100 / 300 ops: {short * 1e6:.0f} / {long * 1e6:.0f} us)")
     p, n = w1(args.calls)
-    report("W1", p / n, 1.4, "x", f"pyir {p * 1e6:.1f} us/call, numpy {n * 1e6:.1f} us/call")
+    report("W1PF", p / n, 1.2, "x", f"pyir {p * 1e6:.1f} us/call, numpy {n * 1e6:.1f} us/call")
     native, native_numpy = w1(args.calls, as_py_func=False)
     print(f"     W1 with pyir's tanh op instead: {native * 1e6:.1f} us/call "
           f"({native / native_numpy:.2f}x numpy, timed alongside)")

@@ -115,9 +115,10 @@ def _check_op(op: Operator, where: Where, nblocks: int):
                 yield CheckError(f"attribute {name!r} refers to block {bad[0]}, but the program "
                                  f"has blocks 0..{nblocks - 1}", where)
                 continue
+    declared = op.block.vars  # the usual case, before walking up the parent blocks
     for names in list(op.inputs.values()) + list(op.outputs.values()):
         for var in names:
-            if var != EMPTY_VAR and op.block.find_var(var) is None \
+            if var not in declared and var != EMPTY_VAR and op.block.find_var(var) is None \
                     and not _declared_by_backward(op.block, var):
                 yield CheckError(f"variable {var!r} is not declared in block {op.block.idx} "
                                  f"or its ancestors", where.with_(var=var))

@@ -25,14 +25,15 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import FeedError, KernelError, Where
+from .errors import FeedError, Interrupted, KernelError, PyirError, Where
 from .registry import EMPTY_VAR
 
 _LITERAL_TYPES = (bool, int, str, type(None))
+ndarray = np.ndarray
 
 
 class _RunScope:
@@ -61,6 +62,7 @@ class Generated:
     source: str
     code: object                # run.__code__, to find its frame in a traceback
     step_of_line: dict          # line number -> step index (prologue/epilogue lines absent)
+    steps_by_code: dict = field(default_factory=dict)  # code -> its step_of_line, chunks too
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,12 @@ class FeedCheck:
     dtype: object
     shape: tuple | None
     slow_path: object
+
+
+# A plan of more steps than this is generated as one function per this many steps, called in
+# turn by `run`: Python's compiler takes superlinear time and memory on one huge function
+# (a 100,000-step plan: ~15 s and ~2 GB at once, against ~2 s and little in chunks).
+CHUNK_STEPS = 1000
 
 
 def generate(steps, feed_checks: dict, scope_reads, scope_writes, fetches,
@@ -89,9 +97,35 @@ def generate(steps, feed_checks: dict, scope_reads, scope_writes, fetches,
         w.line(f"    {local} = {w.const(check.slow_path, 'feed_' + local[2:])}({local})")
     for name in scope_reads:
         w.line(f"{w.bind(name)} = scope_vars[{name!r}]")
+    chunks = {}
     if timer is not None:
         w.consts["clock"], w.consts["times"] = time.perf_counter, timer
-    for index, step in enumerate(steps):
+        _write_steps(w, steps, 0, timer)
+    elif len(steps) <= CHUNK_STEPS:
+        _write_steps(w, steps, 0, None)
+    else:
+        chunks = _write_chunks(w, steps, set(fetches) | set(scope_writes))
+    w.step = None
+    for name in scope_writes:
+        w.line(f"scope_vars[{name!r}] = {w.locals[name]}")
+    w.line(f"return [{', '.join(w.locals[name] for name in fetches)}]")
+    source = "def run(env, scope_vars):\n" + "".join(f"    {line}\n" for line in w.lines)
+    namespace = dict(w.consts, ndarray=np.ndarray, checked=checked)
+    steps_by_code = {}
+    for name, (chunk_source, step_of_line) in chunks.items():
+        exec(compile(chunk_source, f"<pyir plan {name}>", "exec"), namespace)
+        steps_by_code[namespace[name].__code__] = step_of_line
+    exec(compile(source, "<pyir plan>", "exec"), namespace)
+    run = namespace["run"]
+    steps_by_code[run.__code__] = w.step_of_line
+    source = "".join(chunk_source + "\n" for chunk_source, _ in chunks.values()) + source
+    return Generated(run, source, run.__code__, w.step_of_line, steps_by_code)
+
+
+def _write_steps(w: "_Writer", steps, first: int, timer) -> None:
+    """Steps `first`, `first + 1`, ... as lines of `w`, each intermediate deleted after its
+    last use."""
+    for index, step in enumerate(steps, first):
         w.step = index
         if timer is not None:
             w.line("t0 = clock()")
@@ -102,15 +136,179 @@ def generate(steps, feed_checks: dict, scope_reads, scope_writes, fetches,
         w.dead.update(n for n in step.release if n in w.locals)
         if released:
             w.line(f"del {', '.join(released)}")
-    w.step = None
-    for name in scope_writes:
-        w.line(f"scope_vars[{name!r}] = {w.locals[name]}")
-    w.line(f"return [{', '.join(w.locals[name] for name in fetches)}]")
-    source = "def run(env, scope_vars):\n" + "".join(f"    {line}\n" for line in w.lines)
-    namespace = dict(w.consts, ndarray=np.ndarray, checked=checked)
-    exec(compile(source, "<pyir plan>", "exec"), namespace)
-    run = namespace["run"]
-    return Generated(run, source, run.__code__, w.step_of_line)
+
+
+def _write_chunks(w: "_Writer", steps, kept: set) -> dict:
+    """Steps in functions of CHUNK_STEPS steps, which `w` (the run function) calls in turn,
+    passing each the values it reads and taking back the ones read after it (or `kept`:
+    fetched, written to the scope). Returns {function name: (source, line -> step)}."""
+    parts = [(i, steps[i:i + CHUNK_STEPS]) for i in range(0, len(steps), CHUNK_STEPS)]
+    reads = []
+    for _, part in parts:
+        names = {}
+        for step in part:
+            for arg in step.args:
+                if arg.__class__ is str:
+                    names[arg] = None
+                elif arg is not None:
+                    names.update(dict.fromkeys(arg))
+        reads.append(names)
+    later = set(kept)
+    needed_after = []
+    for names in reversed(reads):
+        needed_after.append(set(later))
+        later.update(names)
+    needed_after.reverse()
+    chunks = {}
+    for (first, part), names, after in zip(parts, reads, needed_after):
+        name = w._fresh(f"chunk_{first}")
+        c = _Writer(shared=w)
+        live_in = [n for n in names if w.read(n) is not None]
+        params = [c.bind(n) for n in live_in]
+        _write_steps(c, part, first, None)
+        c.step = None
+        live_out = [n for n in c.locals if n not in c.dead and n in after]
+        c.line(f"return ({''.join(c.locals[n] + ', ' for n in live_out)})")
+        header = f"def {name}(scope_vars{''.join(', ' + p for p in params)}):\n"
+        chunks[name] = (header + "".join(f"    {line}\n" for line in c.lines),
+                        c.step_of_line)
+        w.step = None
+        targets = [w.bind(n) for n in live_out]
+        call = f"{name}(scope_vars{''.join(', ' + w.locals[n] for n in live_in)})"
+        w.line(f"{''.join(t + ', ' for t in targets) or '_ = '}{'= ' if targets else ''}{call}")
+        gone = [n for n in live_in if n not in live_out and n not in after]
+        if gone:
+            w.line(f"del {', '.join(w.locals[n] for n in gone)}")
+            w.dead.update(gone)
+    return chunks
+
+
+def interpreter(steps, feed_checks: dict, scope_reads, scope_writes, fetches, failure_at):
+    """A run function that does what `generate`'s code does, step by step, with no code to
+    compile (a big plan's first run: see plan.DEFER_CODEGEN_STEPS). Values live in a dict;
+    arguments, literals and releases are resolved here, once. A failure is raised as
+    `failure_at(error, step, raised_here)` names it, chained to the error as the generated
+    code's is."""
+    live = set(feed_checks) | set(scope_reads)
+    table = []
+    for step in steps:
+        args = []
+        plain = True
+        for arg in step.args:
+            if arg.__class__ is str and arg in live:
+                args.append(arg)
+            elif arg is None:
+                args.append(arg)
+                plain = False
+            elif arg.__class__ is tuple:
+                args.append(tuple([n if n in live else None for n in arg]))
+                plain = False
+            else:
+                _arg(_NoValues(), arg, step.where)   # raises the FeedError generate would
+        values = step.values
+        scope_at, current_at = (), ()
+        for i, v in enumerate(values):
+            if v is RUN_SCOPE:
+                scope_at += (i,)
+            elif v.__class__ is Current:  # the value the variable holds now, as `read` gives
+                current_at += ((i, v.name),)
+        outs = step.outs
+        single = None
+        for _, names, _ in outs:
+            if names.__class__ is str:
+                live.add(names)
+                if len(outs) == 1:
+                    single = outs[0]
+            else:
+                live.update([n for n in names if n != EMPTY_VAR])
+        released = step.release
+        if released:
+            released = tuple([n for n in released if n in live])
+            live.difference_update(released)
+        table.append((step, step.kernel, args, plain, list(values), scope_at, current_at, outs,
+                      single, released))
+    checks = [(name, check.slow_path) for name, check in feed_checks.items()]
+
+    def run(env, scope_vars):
+        values = {}
+        for name, convert in checks:
+            values[name] = convert(env[name])
+        for name in scope_reads:
+            values[name] = scope_vars[name]
+        get = values.__getitem__
+        for step, kernel, args, plain, consts, scope_at, current_at, outs, single, released \
+                in table:
+            if plain:
+                call = map(get, args)
+            else:
+                call = [values[a] if a.__class__ is str else
+                        (a if a is None else [None if n is None else values[n] for n in a])
+                        for a in args]
+            for i in scope_at:
+                consts[i] = scope_vars
+            for i, name in current_at:
+                consts[i] = values.get(name)
+            try:
+                result = kernel(*call, *consts)
+            except KeyboardInterrupt:
+                raise Interrupted("interrupted (Ctrl-C) while running", step.where) from None
+            except Exception as e:
+                raise failure_at(e, step, False) from _cause(e)
+            try:
+                if single is None:
+                    _store_outputs(values, result, outs)
+                else:  # one output variable: _store_outputs, inline
+                    slot, name, dtype = single
+                    value = result[slot]
+                    if value.__class__ is not ndarray or \
+                            (dtype is not None and value.dtype is not dtype):
+                        value = checked(value, dtype, name)
+                    values[name] = value
+            except PyirError as e:
+                raise failure_at(e, step, False) from _cause(e)
+            except Exception as e:
+                raise failure_at(e, step, True) from _cause(e)
+            for name in released:
+                del values[name]
+        for name in scope_writes:
+            scope_vars[name] = values[name]
+        return [values[name] for name in fetches]
+
+    return run
+
+
+class _NoValues:
+    """A writer with no values, for `_arg` to explain a missing input."""
+
+    def read(self, name):
+        return None
+
+
+def _cause(error):
+    return error.__cause__ if isinstance(error, PyirError) else error
+
+
+def _store_outputs(values: dict, result, outs) -> None:
+    """The interpreter's `_write_step` after the call: each output slot's value(s) stored
+    after the same checks (an ndarray of the declared dtype; a list slot's exact count)."""
+    for slot, names, dtype in outs:
+        if names.__class__ is str:
+            value = result[slot]
+            if value.__class__ is not ndarray or (dtype is not None and value.dtype is not dtype):
+                value = checked(value, dtype, names)
+            values[names] = value
+            continue
+        got = list(result[slot])
+        if len(got) != len(names):
+            raise ValueError(f"too many values to unpack (expected {len(names)})"
+                             if len(got) > len(names) else
+                             f"not enough values to unpack (expected {len(names)}, got "
+                             f"{len(got)})")
+        for name, dt, value in zip(names, dtype, got):
+            if name != EMPTY_VAR:
+                if value.__class__ is not ndarray or (dt is not None and value.dtype is not dt):
+                    value = checked(value, dt, name)
+                values[name] = value
 
 
 def _write_step(w: "_Writer", step, index: int) -> None:
@@ -191,13 +389,15 @@ def checked(value, dtype, name):
 class _Writer:
     """Source lines plus the names they use: locals per variable, constants per object."""
 
-    def __init__(self):
+    def __init__(self, shared: "_Writer | None" = None):
+        """shared: the writer of the function this one's is called by (a chunk of a big
+        plan), whose constants and taken names this one shares."""
         self.lines: list[str] = []
         self.locals: dict[str, str] = {}         # variable name -> local name
         self.dead: set[str] = set()               # variables deleted after their last use
-        self.consts: dict[str, object] = {}      # global name -> object
-        self._const_names: dict[int, str] = {}
-        self._taken: set[str] = set(_RESERVED)
+        self.consts: dict[str, object] = {} if shared is None else shared.consts
+        self._const_names: dict[int, str] = {} if shared is None else shared._const_names
+        self._taken: set[str] = set(_RESERVED) if shared is None else shared._taken
         self.step = None
         self.step_of_line: dict[int, int] = {}
 

@@ -8,6 +8,7 @@ execution lives in `plan.py` / `executor.py`, op construction in `builder.py`.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 from collections import defaultdict
 from typing import Any, Iterator
@@ -147,6 +148,16 @@ class Operator(OpView):
         self.attr_types = dict(attr_types or {})
         self.is_target = is_target
 
+    @classmethod
+    def from_parts(cls, block: "Block", type: str, inputs: dict, outputs: dict, attrs: dict,
+                   attr_types: dict, is_target: bool | None) -> "Operator":
+        """An op that takes ownership of the given dicts and lists (no copies: the parser
+        makes fresh ones, and a big program has hundreds of thousands of ops)."""
+        op = cls.__new__(cls)
+        op.block, op.type, op.inputs, op.outputs = block, type, inputs, outputs
+        op.attrs, op.attr_types, op.is_target = attrs, attr_types, is_target
+        return op
+
     @property
     def idx(self) -> int:
         return self.block.ops.index(self)
@@ -154,6 +165,9 @@ class Operator(OpView):
     def sub_block_ids(self) -> list[int]:
         """The blocks this op runs (BLOCK / BLOCKS attributes), in attribute order; indices the
         program does not have are left out (reporting them is the checker's job)."""
+        types = self.attr_types.values()
+        if BLOCK_ATTR not in types and BLOCKS_ATTR not in types:
+            return []
         found = []
         for name, value in self.attrs.items():
             if self.attr_types.get(name) in (BLOCK_ATTR, BLOCKS_ATTR):
@@ -340,6 +354,21 @@ class Program:
     def __repr__(self) -> str:
         ops = sum(len(b.ops) for b in self.blocks)
         return f"<pyir.Program: {len(self.blocks)} blocks, {ops} ops>"
+
+
+@contextlib.contextmanager
+def bulk_objects():
+    """Pause the cyclic garbage collector while building many long-lived objects (parsing or
+    planning a big program): each of its passes walks every object made so far, which makes
+    building N objects cost O(N^2). Collection resumes, unchanged, on exit."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 # --- unique names --------------------------------------------------------------------------

@@ -17,7 +17,6 @@ to release after. The Plan's `run(env, scope_vars)` is the generated function.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from functools import partial
 
 import numpy as np
@@ -25,7 +24,7 @@ import numpy as np
 from . import binding, codegen, dtypes, registry
 from .checker import check_program
 from .errors import CheckError, FeedError, Interrupted, KernelError, PyirError, Where
-from .framework import DENSE_TENSOR_ARRAY, Program
+from .framework import DENSE_TENSOR_ARRAY, Program, bulk_objects
 from .ops import tensor_array
 from .registry import EMPTY_VAR, GRAD_SUFFIX
 
@@ -36,17 +35,38 @@ SCOPE_PARAM = "scope_vars"
 # kernel computes the updated array from this prior value (pyir/ops/tensor_array.py).
 PRIOR_PARAM = "prior_out"
 
+# A plan of this many steps or more runs its first run step by step (`codegen.interpreter`)
+# and generates its code at its second run: compiling generated code costs tens of times
+# one interpreted run, which a big program run once never pays back.
+DEFER_CODEGEN_STEPS = 500
 
-@dataclass(eq=False)
+
 class Step:
-    """One op, resolved: its kernel with the values to pass it, ready for code generation."""
+    """One op, resolved: its kernel with the values to pass it, ready for code generation.
 
-    where: Where
-    kernel: object
-    values: tuple                   # attribute (then runtime) values, after the inputs
-    args: tuple                     # per input slot: a name, a tuple of names, or None
-    outs: tuple                     # per output slot: (slot, name, dtype) or tuples of both
-    release: tuple = ()             # intermediates whose last use this step is
+    kernel, values (attribute then runtime values, after the inputs), args (per input slot:
+    a name, a tuple of names, or None), outs (per output slot: (slot, name, dtype) or tuples
+    of both), release (intermediates whose last use this step is), where (the op's place,
+    made when first asked for: a big plan's first run never needs it unless a step fails).
+    """
+
+    __slots__ = ("_where", "kernel", "values", "args", "outs", "release")
+
+    def __init__(self, where, kernel, values: tuple, args: tuple, outs: tuple,
+                 release: tuple = ()):
+        self._where = where      # a Where, or the (file, block, op index, op type) of one
+        self.kernel = kernel
+        self.values = values
+        self.args = args
+        self.outs = outs
+        self.release = release
+
+    @property
+    def where(self) -> Where:
+        where = self._where
+        if where.__class__ is tuple:
+            where = self._where = Where(*where)
+        return where
 
 
 @dataclass(eq=False)
@@ -108,6 +128,12 @@ class Plan:
     def failure(self, error: Exception) -> PyirError:
         """`error`, raised while running, as a PyirError naming its step (and variable)."""
         step, raised_here = self._step_raising(error.__traceback__)
+        return self.failure_at(error, step, raised_here)
+
+    def failure_at(self, error: Exception, step: Step | None, raised_here: bool) -> PyirError:
+        """`error` as a PyirError, given the step it was raised at (None: before or after
+        the steps) and whether the plan's own code raised it (reading the kernel's result)
+        rather than the kernel."""
         if isinstance(error, PyirError):
             return error.at(**_where_fields(step.where)) if step else error
         if step is None:
@@ -130,14 +156,47 @@ class Plan:
         return KernelError(f"kernel failed: {type(error).__name__}: {error}", step.where)
 
     def _step_raising(self, tb) -> tuple[Step | None, bool]:
-        """(the step whose line raised, whether the generated code itself raised)."""
-        code = self.generated.code
-        while tb is not None and tb.tb_frame.f_code is not code:
+        """(the step whose line raised, whether the generated code itself raised): the
+        deepest frame of this plan's generated code (its run function or, for a big plan,
+        one of the chunk functions run calls) that is on a step's line."""
+        lines_of = self.generated.steps_by_code if isinstance(self.generated,
+                                                              codegen.Generated) else {}
+        found = None, False
+        while tb is not None:
+            lines = lines_of.get(tb.tb_frame.f_code)
+            if lines is not None and tb.tb_lineno in lines:
+                found = self.steps[lines[tb.tb_lineno]], tb.tb_next is None
             tb = tb.tb_next
-        if tb is None:
-            return None, False
-        index = self.generated.step_of_line.get(tb.tb_lineno)
-        return (None if index is None else self.steps[index]), tb.tb_next is None
+        return found
+
+
+class _FirstRun:
+    """The code of a big plan before it is generated: the first run interprets the steps
+    (`codegen.interpreter`); the second generates the code (`plan.generated`) and runs it."""
+
+    code = None          # no generated frame to find in a traceback (see Plan._step_raising)
+    step_of_line: dict = {}
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.first = True
+
+    def run(self, env: dict, scope_vars: dict) -> list:
+        plan = self.plan
+        if self.first:
+            self.first = False
+            with bulk_objects():
+                run = codegen.interpreter(plan.steps, plan.feed_checks, plan.scope_reads,
+                                          plan.scope_writes, plan.fetches, plan.failure_at)
+            return run(env, scope_vars)
+        with bulk_objects():
+            plan.generated = plan._generate()
+        return plan.generated.run(env, scope_vars)
+
+    @property
+    def source(self) -> str:
+        self.plan.generated = self.plan._generate()
+        return self.plan.generated.source
 
 
 def _where_fields(where: Where) -> dict:
@@ -164,19 +223,22 @@ def compile_plan(program: Program, feed_names=(), fetch_names=(), block_idx: int
     cache = program.plan_cache
     plan = cache.get(key)
     if plan is None:
-        if "checked" not in cache:
-            check_program(program)
-            cache["checked"] = True
-        plan = _compile(program, *key)
+        with bulk_objects():
+            if "checked" not in cache:
+                check_program(program)
+                cache["checked"] = True
+            plan = _compile(program, *key)
         cache[key] = plan
     return plan
 
 
-def io_targets(program: Program, kind: str) -> list[str]:
-    """The names a saved program's feed (kind="feed") or fetch ops bind, in `col` order."""
+def io_targets(program: Program, kind: str, io_ops=None) -> list[str]:
+    """The names a saved program's feed (kind="feed") or fetch ops bind, in `col` order;
+    `io_ops`: (op, opdef) of the global block's feed and fetch ops, when known."""
+    if io_ops is None:
+        io_ops = [(op, registry.lookup(op.type)) for op in program.global_block().ops]
     found = []
-    for op in program.global_block().ops:
-        opdef = registry.lookup(op.type)
+    for op, opdef in io_ops:
         if opdef is not None and opdef.io == kind:
             name = op.output("Out")[0] if kind == "feed" else op.input("X")[0]
             found.append((op.attrs.get("col", 0), name))
@@ -186,51 +248,74 @@ def io_targets(program: Program, kind: str) -> list[str]:
 def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> Plan:
     block = program.blocks[block_idx]
     where0 = Where(file=program.source, block=block_idx)
+    var_of = _var_finder(block)
     for name in fetches:
-        if block.find_var(name) is None:
+        if var_of(name) is None:
             raise CheckError(f"cannot fetch {name!r}: no such variable (variables: "
                              f"{_some(block.vars)})", where0.with_(var=name))
-    ops = _select_ops(block, set(feeds), fetches)
-    steps, step_ops = [], []
+    io_ops = []
+    ops = _select_ops(block, set(feeds), fetches, var_of, io_ops)
+    steps, step_names = [], []
     produced = set(feeds)
     reads_from_scope: dict[str, None] = {}
     writes: dict[str, None] = {}
-    for index, op in ops:
-        opdef = registry.lookup(op.type)
-        for name in _unwritten_arrays(block, op, produced):
+    source = program.source
+    for index, op, opdef, ins, outs in ops:
+        for name in _unwritten_arrays(var_of, ins, produced):
             steps.append(_new_array_step(name, where0.with_(op_index=index, op_type=op.type)))
-            step_ops.append(_Writes((), (name,)))
+            step_names.append(((), (name,)))
             produced.add(name)
-        for name in op.input_arg_names:
-            var = block.find_var(name)
-            if name not in produced and var is not None and var.persistable:
-                reads_from_scope[name] = None
-        for name in op.output_arg_names:
-            var = block.find_var(name)
+        for name in ins:
+            if name not in produced:
+                var = var_of(name)
+                if var is not None and var.persistable:
+                    reads_from_scope[name] = None
+        for name in outs:
+            var = var_of(name)
             if var is not None and var.persistable:
                 writes[name] = None
-        produced.update(op.output_arg_names)
-        steps.append(_make_step(program, op, opdef, where0.with_(op_index=index,
-                                                                 op_type=op.type)))
-        step_ops.append(op)
+        produced.update(outs)
+        steps.append(_make_step(program, op, opdef, (source, block_idx, index, op.type),
+                                var_of))
+        step_names.append((ins, outs))
     for name in fetches:
         if name in produced:
             continue
-        if block.find_var(name).persistable:
+        if var_of(name).persistable:
             reads_from_scope[name] = None  # fetching a parameter reads the scope
         else:
             raise CheckError(f"cannot fetch {name!r}: no op computes it and it is not fed "
                              f"(inputs: {', '.join(feeds) or 'none'})", where0.with_(var=name))
     keep = set(fetches) | set(writes) | set(reads_from_scope)
-    _release_lists(steps, step_ops, keep)
-    feed_targets = tuple(io_targets(program, "feed"))
+    _release_lists(steps, step_names, keep)
+    feed_targets = tuple(io_targets(program, "feed", io_ops if block_idx == 0 else None))
     checks = {name: _feed_check(program, block, name, feed_targets) for name in feeds}
     plan = Plan(tuple(steps), feeds, tuple(reads_from_scope), tuple(writes), fetches,
-                feed_targets, tuple(io_targets(program, "fetch")), checks,
+                feed_targets, tuple(io_targets(program, "fetch", io_ops if block_idx == 0
+                                               else None)), checks,
                 tuple(i for i, name in enumerate(fetches)
-                      if block.find_var(name).type == DENSE_TENSOR_ARRAY))
-    plan.generated = plan._generate()
+                      if var_of(name).type == DENSE_TENSOR_ARRAY))
+    if len(steps) >= DEFER_CODEGEN_STEPS:
+        plan.generated = _FirstRun(plan)
+    else:
+        plan.generated = plan._generate()
     return plan
+
+
+def _var_finder(block):
+    """name -> the Variable `block` sees by that name (or None), remembered per compile."""
+    if block.parent_idx < 0:
+        return block.vars.get
+    seen: dict = {}
+
+    def var_of(name):
+        try:
+            return seen[name]
+        except KeyError:
+            var = seen[name] = block.find_var(name)
+            return var
+
+    return var_of
 
 
 def _feed_check(program: Program, block, name: str, feed_targets: tuple) -> codegen.FeedCheck:
@@ -279,8 +364,9 @@ def _some(names, limit=12) -> str:
     return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
 
 
-def _select_ops(block, fed: set, fetches: tuple) -> list:
-    """(index, op) for each op the fetches need, plus updates and side effects, in order.
+def _select_ops(block, fed: set, fetches: tuple, var_of, io_ops: list) -> list:
+    """(index, op, opdef, input names, output names) for each op the fetches need, plus
+    updates and side effects, in order; appends (op, opdef) of feed/fetch ops to `io_ops`.
 
     In block 0 a fed variable is not recomputed (feeding an intermediate replaces the ops
     that make it). In a sub-block the fed values are what the enclosing op hands in on entry
@@ -290,67 +376,85 @@ def _select_ops(block, fed: set, fetches: tuple) -> list:
         fed = set()
     needed = set(fetches)
     kept = []
-    for index in range(len(block.ops) - 1, -1, -1):
-        op = block.ops[index]
-        opdef = registry.lookup(op.type)
+    lookup = registry.lookup
+    ops = block.ops
+    for index in range(len(ops) - 1, -1, -1):
+        op = ops[index]
+        opdef = lookup(op.type)
         if opdef.io is not None:
+            io_ops.append((op, opdef))
             continue
-        outs = [n for n in op.output_arg_names if n != EMPTY_VAR]
-        writes_state = any((v := block.find_var(n)) is not None and v.persistable for n in outs)
+        outs = [n for names in op.outputs.values() for n in names]
         side_effects = opdef.side_effects
         if callable(side_effects):
             side_effects = side_effects(op)
-        if side_effects or writes_state or any(n in needed and n not in fed for n in outs):
-            kept.append((index, op))
-            needed.update(op.input_arg_names)
+        keep = side_effects
+        if not keep:
+            for n in outs:
+                if n == EMPTY_VAR:
+                    continue
+                if n in needed and n not in fed:
+                    keep = True
+                    break
+                var = var_of(n)
+                if var is not None and var.persistable:
+                    keep = True
+                    break
+        if keep:
+            ins = [n for names in op.inputs.values() for n in names]
+            kept.append((index, op, opdef, ins, outs))
+            needed.update(ins)
     kept.reverse()
     return kept
 
 
-def _make_step(program: Program, op, opdef, where: Where) -> Step:
-    attrs = binding.kernel_attrs(opdef, op.attrs, where, CheckError)
+def _make_step(program: Program, op, opdef, place: tuple, var_of) -> Step:
+    """The Step of `op`; `place` is its (file, block, op index, op type)."""
+    step = Step(place, opdef.kernel, (), (), ())
+    try:
+        attrs = binding.kernel_attrs(opdef, op.attrs, None, CheckError)
+    except CheckError as e:
+        raise e.at(**_where_fields(step.where)) from None
+    runtime = opdef.runtime
     if opdef.prepare is not None:
-        attrs.update(opdef.prepare(op, PlanContext(program, where)))
-    args = binding.kernel_args(opdef, op.inputs, pack=tuple)
+        attrs.update(opdef.prepare(op, PlanContext(program, step.where)))
+    step.args = tuple(binding.kernel_args(opdef, op.inputs, pack=tuple))
     outs = []
-    block = op.block
+    given = op.outputs
     for slot in opdef.outputs:
-        names = [n for n in op.outputs.get(slot.name, [])]
-        if not names or all(n == EMPTY_VAR for n in names):
+        names = given.get(slot.name)
+        if not names or (EMPTY_VAR in names and all(n == EMPTY_VAR for n in names)):
             continue
-        dts = tuple(_declared_dtype(block, n) for n in names)
         if slot.duplicable:
-            outs.append((slot.name, tuple(names), dts))
+            outs.append((slot.name, tuple(names), tuple([_dtype_of(var_of(n)) for n in names])))
         else:
-            outs.append((slot.name, names[0], dts[0]))
-    if SCOPE_PARAM in opdef.runtime:
+            outs.append((slot.name, names[0], _dtype_of(var_of(names[0]))))
+    step.outs = tuple(outs)
+    if not runtime and opdef.prepare is None:  # kernel_attrs keeps the declared order
+        step.values = tuple(attrs.values())
+        return step
+    if SCOPE_PARAM in runtime:
         attrs[SCOPE_PARAM] = codegen.RUN_SCOPE
-    if PRIOR_PARAM in opdef.runtime:
+    if PRIOR_PARAM in runtime:
         attrs[PRIOR_PARAM] = codegen.Current(op.output("Out")[0])
-    missing = [name for name in opdef.runtime if name not in attrs]
+    missing = [name for name in runtime if name not in attrs]
     if missing:
         raise CheckError(f"op {op.type}: prepare() gave no value for runtime parameter "
-                         f"{missing[0]!r}", where)
-    values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in opdef.runtime)
-    return Step(where, opdef.kernel, values, tuple(args), tuple(outs))
+                         f"{missing[0]!r}", step.where)
+    step.values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in runtime)
+    return step
 
 
-class _Writes(NamedTuple):
-    """The names a step that is no program op (a new empty array) uses, for _release_lists."""
-
-    input_arg_names: tuple
-    output_arg_names: tuple
-
-
-def _unwritten_arrays(block, op, produced: set) -> list:
-    """The tensor arrays `op` reads that no feed or earlier op gave a value: they start
-    empty, as Paddle's scope creates every variable of a block before running it."""
+def _unwritten_arrays(var_of, names, produced: set) -> list:
+    """The tensor arrays among `names` (an op's inputs) that no feed or earlier op gave a
+    value: they start empty, as Paddle's scope creates every variable of a block before
+    running it."""
     found = []
-    for name in op.input_arg_names:
-        var = block.find_var(name)
-        if name not in produced and var is not None and var.type == DENSE_TENSOR_ARRAY \
-                and not var.persistable and name not in found:
-            found.append(name)
+    for name in names:
+        if name not in produced and name not in found:
+            var = var_of(name)
+            if var is not None and var.type == DENSE_TENSOR_ARRAY and not var.persistable:
+                found.append(name)
     return found
 
 
@@ -364,19 +468,25 @@ def _new_array_step(name: str, where: Where) -> Step:
 
 def _declared_dtype(block, name):
     """The dtype a value of `name` must have; none for a tensor array (a boxed TensorArray)."""
-    var = block.find_var(name)
+    return _dtype_of(block.find_var(name))
+
+
+def _dtype_of(var):
     return None if var is None or var.type == DENSE_TENSOR_ARRAY else var.dtype
 
 
-def _release_lists(steps: list, ops: list, keep: set) -> None:
-    """Give each step the intermediates whose last use it is (JAX `last_used`, fx GC)."""
+def _release_lists(steps: list, names: list, keep: set) -> None:
+    """Give each step the intermediates whose last use it is (JAX `last_used`, fx GC);
+    `names` holds each step's (input names, output names)."""
     last_use = {}
-    for i, op in enumerate(ops):
-        for name in op.input_arg_names + op.output_arg_names:
+    for i, (ins, outs) in enumerate(names):
+        for name in ins:
+            last_use[name] = i
+        for name in outs:
             last_use[name] = i
     per_step = [[] for _ in steps]
     for name, i in last_use.items():
         if name not in keep and name != EMPTY_VAR:
             per_step[i].append(name)
-    for step, names in zip(steps, per_step):
-        step.release = tuple(names)
+    for step, released in zip(steps, per_step):
+        step.release = tuple(released)

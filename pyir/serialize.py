@@ -7,6 +7,8 @@ and attribute order, attribute types and which optional VarDesc fields were pres
 
 from __future__ import annotations
 
+from sys import intern as _sys_intern
+
 from google.protobuf.message import DecodeError
 
 from . import dtypes, registry
@@ -15,7 +17,7 @@ from .errors import FormatError, PyirError, Where
 from .pir import is_pir_json, parse_pir_program
 from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, FEED_MINIBATCH, FETCH_LIST,
                         Parameter, SELECTED_ROWS, STEP_SCOPES, VAR_FLAGS, Block, Operator,
-                        Program, Variable)
+                        Program, Variable, bulk_objects)
 
 A = pb.AttrType
 PADDLE_VERSION = 3003001  # the Paddle release whose legacy format pyir writes (3.3.1)
@@ -44,12 +46,23 @@ _ATTR_CODECS: dict[int, tuple[str, bool]] = {
 }
 
 
+# Enum values as plain ints: attribute access on protobuf enum wrappers is slow per call.
+_SCALAR_BOOLEAN, _SCALAR_LONG, _SCALAR_FLOAT64 = (int(pb.Scalar.BOOLEAN), int(pb.Scalar.LONG),
+                                                  int(pb.Scalar.FLOAT64))
+_A_SCALAR, _A_SCALARS = int(A.SCALAR), int(A.SCALARS)
+_FIELD_OF = {t: field for t, (field, _) in _ATTR_CODECS.items()}
+_REPEATED = frozenset(t for t, (_, repeated) in _ATTR_CODECS.items() if repeated)
+_STRING_TYPES = frozenset((int(A.STRING), int(A.VAR)))
+_STRINGS_TYPES = frozenset((int(A.STRINGS), int(A.VARS)))
+
+
 def _scalar_to_py(s: pb.Scalar):
-    if s.type == pb.Scalar.BOOLEAN:
+    t = s.type
+    if t == _SCALAR_BOOLEAN:
         return s.b
-    if s.type == pb.Scalar.LONG:
+    if t == _SCALAR_LONG:
         return s.i
-    if s.type == pb.Scalar.FLOAT64:
+    if t == _SCALAR_FLOAT64:
         return s.r
     return complex(s.c.r, s.c.i)
 
@@ -69,13 +82,11 @@ def _scalar_from_py(value, out: pb.Scalar) -> None:
 
 def decode_attr(attr: pb.OpDesc.Attr):
     """The Python value of an OpDesc.Attr (lists for repeated types, block indices for blocks)."""
-    field, repeated = _ATTR_CODECS[attr.type]
-    value = getattr(attr, field)
-    if attr.type == A.SCALAR:
-        return _scalar_to_py(value)
-    if attr.type == A.SCALARS:
-        return [_scalar_to_py(s) for s in value]
-    return list(value) if repeated else value
+    t = attr.type
+    value = getattr(attr, _FIELD_OF[t])
+    if t in _REPEATED:
+        return [_scalar_to_py(s) for s in value] if t == _A_SCALARS else list(value)
+    return _scalar_to_py(value) if t == _A_SCALAR else value
 
 
 def encode_attr(name: str, attr_type: int, value, out: pb.OpDesc.Attr) -> None:
@@ -119,30 +130,75 @@ def _var_to_desc(var: Variable, out: pb.VarDesc) -> None:
     out.attrs.extend(var.raw_attrs)
 
 
-def _var_from_desc(block: Block, desc: pb.VarDesc) -> Variable:
-    kind = desc.type.type
-    dtype = shape = lod = None
-    raw = None
-    if kind in (DENSE_TENSOR, DENSE_TENSOR_ARRAY):
-        holder = desc.type.dense_tensor if kind == DENSE_TENSOR else desc.type.tensor_array
-        dtype = holder.tensor.data_type
-        shape = list(holder.tensor.dims)
-        lod = holder.legacy_lod_level if holder.HasField("legacy_lod_level") else None
-    elif kind == SELECTED_ROWS:
-        dtype, shape = desc.type.selected_rows.data_type, list(desc.type.selected_rows.dims)
-    elif kind not in (FEED_MINIBATCH, FETCH_LIST, STEP_SCOPES):
-        raw = desc.type
+def _var_from_desc(block: Block, desc: pb.VarDesc, seen: dict) -> Variable:
+    vtype = desc.type
+    key = vtype.SerializeToString()  # a big program has few distinct variable types
+    known = seen.get(key)
+    if known is None:
+        known = seen[key] = _var_type(vtype)
+    kind, dtype, shape, lod, raw = known
+    name = _intern(desc.name)
     try:
-        var = Variable(block, desc.name, dtype, shape, type=kind, persistable=None,
-                       lod_level=lod)
+        var = Variable(block, name, dtype, None, type=kind, persistable=None, lod_level=lod)
     except PyirError as e:
-        raise FormatError(e.message, Where(block=block.idx, var=desc.name)) from None
+        raise FormatError(e.message, Where(block=block.idx, var=name)) from None
+    var.shape = shape  # the decoded type's tuple of ints, shared by the variables of that type
     if raw is not None:
         var.raw_type = pb.VarType()
         var.raw_type.CopyFrom(raw)
-    var._flags = {f: getattr(desc, f) for f in VAR_FLAGS if desc.HasField(f)}
-    var.raw_attrs = list(desc.attrs)
+    flags = {}
+    for flag in VAR_FLAGS:
+        if desc.HasField(flag):
+            flags[flag] = getattr(desc, flag)
+    var._flags = flags
+    if desc.attrs:  # copied, so the parsed ProgramDesc is not kept alive by its parts
+        var.raw_attrs = [_check_utf8(pb.VarDesc.Attr.FromString(a.SerializeToString()))
+                         for a in desc.attrs]
     return var
+
+
+def _var_type(vtype: pb.VarType) -> tuple:
+    """(kind, dtype, shape, lod level, VarType proto pyir only carries) of a VarDesc type."""
+    kind = vtype.type
+    dtype = shape = lod = raw = None
+    if kind == DENSE_TENSOR or kind == DENSE_TENSOR_ARRAY:
+        holder = vtype.dense_tensor if kind == DENSE_TENSOR else vtype.tensor_array
+        tensor = holder.tensor
+        dtype = _dtype_of(tensor.data_type)
+        shape = tuple([int(d) for d in tensor.dims])
+        lod = holder.legacy_lod_level if holder.HasField("legacy_lod_level") else None
+    elif kind == SELECTED_ROWS:
+        dtype = _dtype_of(vtype.selected_rows.data_type)
+        shape = tuple([int(d) for d in vtype.selected_rows.dims])
+    elif kind not in (FEED_MINIBATCH, FETCH_LIST, STEP_SCOPES):
+        raw = _check_utf8(pb.VarType.FromString(vtype.SerializeToString()))
+    return kind, dtype, shape, lod, raw
+
+
+_dtype_codes: dict = {}
+
+
+def _dtype_of(code: int):
+    """dtypes.to_numpy for a VarType code, remembered (a big program has one per variable)."""
+    dtype = _dtype_codes.get(code)
+    if dtype is None:
+        dtype = _dtype_codes[code] = dtypes.to_numpy(code)
+    return dtype
+
+
+class _NotUtf8(Exception):
+    """A string field of the file held bytes that are not UTF-8 text: proto2 parsing leaves
+    bytes there, on which `_intern` (sys.intern, which shares the names a big program
+    repeats) raises TypeError; see program_from_desc."""
+
+
+_intern = _sys_intern
+
+
+def _check_utf8(msg):
+    if _non_utf8_field(msg) is not None:
+        raise _NotUtf8()
+    return msg
 
 
 # --- ops ------------------------------------------------------------------------------------
@@ -165,14 +221,51 @@ def _op_to_desc(op: Operator, out: pb.OpDesc) -> None:
         out.is_target = op.is_target
 
 
-def _op_from_desc(block: Block, desc: pb.OpDesc) -> Operator:
-    op = Operator(block, desc.type,
-                  {v.parameter: list(v.arguments) for v in desc.inputs},
-                  {v.parameter: list(v.arguments) for v in desc.outputs},
-                  {a.name: decode_attr(a) for a in desc.attrs},
-                  {a.name: a.type for a in desc.attrs},
-                  desc.is_target if desc.HasField("is_target") else None)
-    return op
+def _op_from_desc(block: Block, desc: pb.OpDesc, seen: dict) -> Operator:
+    """The Operator of `desc`, which this empties of its slots: the rest of it (type,
+    attributes) is then the key under which `seen` keeps its decoded form, as a big
+    program repeats the same attributes op after op."""
+    inputs = {}
+    for v in desc.inputs:
+        inputs[_intern(v.parameter)] = list(map(_intern, v.arguments))
+    outputs = {}
+    for v in desc.outputs:
+        outputs[_intern(v.parameter)] = list(map(_intern, v.arguments))
+    desc.ClearField("inputs")
+    desc.ClearField("outputs")
+    key = desc.SerializeToString()
+    known = seen.get(key)
+    if known is None:
+        known = seen[key] = _op_rest(desc)
+    op_type, attrs, types, lists, is_target = known
+    attrs = attrs.copy()
+    for name in lists:  # each op owns its list values
+        attrs[name] = list(attrs[name])
+    return Operator.from_parts(block, op_type, inputs, outputs, attrs, types.copy(), is_target)
+
+
+def _op_rest(desc: pb.OpDesc) -> tuple:
+    """(type, attributes, their AttrTypes, names of list-valued ones, is_target) of `desc`."""
+    attrs = {}
+    types = {}
+    for a in desc.attrs:
+        name = _intern(a.name)
+        t = a.type
+        value = getattr(a, _FIELD_OF[t])
+        if t in _REPEATED:
+            if t in _STRINGS_TYPES:
+                value = [_intern(n) for n in value]
+            else:
+                value = [_scalar_to_py(s) for s in value] if t == _A_SCALARS else list(value)
+        elif t in _STRING_TYPES:
+            value = _intern(value)
+        elif t == _A_SCALAR:
+            value = _scalar_to_py(value)
+        attrs[name] = value
+        types[name] = t
+    lists = tuple(name for name, value in attrs.items() if value.__class__ is list)
+    return (_intern(desc.type), attrs, types, lists,
+            desc.is_target if desc.HasField("is_target") else None)
 
 
 # --- programs -------------------------------------------------------------------------------
@@ -198,24 +291,148 @@ def program_to_desc(program: Program) -> pb.ProgramDesc:
 
 
 def program_from_desc(desc: pb.ProgramDesc) -> Program:
+    """The Program of a parsed ProgramDesc; the desc is used up (its ops lose their slots)."""
+    try:
+        with bulk_objects():
+            return _program_from_desc(desc)
+    except (_NotUtf8, TypeError):
+        bad = _non_utf8_field(desc)
+        if bad is None:
+            raise
+        raise FormatError(f"not a Paddle/pyir ProgramDesc: field {bad} holds bytes that are "
+                          f"not UTF-8 text (corrupt file?)") from None
+
+
+def _program_from_desc(desc: pb.ProgramDesc) -> Program:
+    return _program_from_blocks(((bd, (bd,)) for bd in desc.blocks), desc)
+
+
+def _program_from_blocks(blocks, top: pb.ProgramDesc) -> Program:
+    """The Program of `blocks`: (BlockDesc with the block's idx fields, BlockDescs holding its
+    vars and ops, in order) per block; `top` holds the version fields."""
     program = Program()
+    seen: dict = {}        # op bytes without slots -> decoded rest (_op_from_desc)
+    seen_types: dict = {}  # VarType bytes -> decoded type (_var_from_desc)
     program.blocks = []
-    for i, bd in enumerate(desc.blocks):
+    for i, (bd, parts) in enumerate(blocks):
         if bd.idx != i:
             raise FormatError(f"block at position {i} says idx={bd.idx}", Where(block=i))
         block = Block(program, bd.idx, bd.parent_idx,
                       bd.forward_block_idx if bd.HasField("forward_block_idx") else None)
         program.blocks.append(block)
-        for vd in bd.vars:
-            block.vars[vd.name] = _var_from_desc(block, vd)
-        block.ops = [_op_from_desc(block, od) for od in bd.ops]
+        variables = block.vars
+        ops = []
+        for part in parts:
+            for vd in part.vars:
+                var = _var_from_desc(block, vd, seen_types)
+                variables[var.name] = var
+            ops += [_op_from_desc(block, od, seen) for od in part.ops]
+        block.ops = ops
     if not program.blocks:
         raise FormatError("the program has no blocks")
-    program.version = desc.version.version if desc.HasField("version") else None
-    if desc.HasField("op_version_map"):
-        program.op_version_map = [(p.op_name, p.op_version.version)
-                                  for p in desc.op_version_map.pair]
+    program.version = top.version.version if top.HasField("version") else None
+    if top.HasField("op_version_map"):
+        program.op_version_map = [(_intern(p.op_name), p.op_version.version)
+                                  for p in top.op_version_map.pair]
     return program
+
+
+# --- big files: parsed a slice of ops at a time ---------------------------------------------
+# The parsed protobuf of a program takes ~8x its file size; holding it whole beside the
+# Program it becomes doubles a big program's peak memory. A file of SLICED_BYTES or more is
+# cut at its blocks' var and op boundaries (read from the wire format: a tag and a length per
+# entry) into BlockDescs of SLICE_ENTRIES entries each, parsed and converted one at a time.
+# Anything unusual in the framing gives None, and the whole-message path decides.
+SLICED_BYTES = 4 << 20
+SLICE_ENTRIES = 2048
+_BLOCKS_FIELD, _VARS_FIELD, _OPS_FIELD = 1, 3, 4
+
+
+class _Unusual(Exception):
+    """The bytes are not plainly framed as expected: leave them to the whole-message path."""
+
+
+def _fields(data: bytes, start: int, end: int):
+    """(field number, start of its tag, start of its value, end) of each field in
+    data[start:end], with only length-delimited and varint fields expected."""
+    pos = start
+    while pos < end:
+        tag_at = pos
+        key, pos = _varint(data, pos)
+        kind = key & 7
+        if kind == 2:
+            size, pos = _varint(data, pos)
+            at, pos = pos, pos + size
+        elif kind == 0:
+            at = pos
+            _, pos = _varint(data, pos)
+        else:
+            raise _Unusual()
+        if pos > end:
+            raise _Unusual()
+        yield key >> 3, tag_at, at, pos
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise _Unusual()
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def _block_slices(data: bytes, start: int, end: int) -> tuple:
+    """(BlockDesc of the block's other fields, [(start, end) of each slice of entries])."""
+    header = []
+    slices = []
+    first = count = None
+    last = start
+    for field, tag_at, _, stop in _fields(data, start, end):
+        if field == _VARS_FIELD or field == _OPS_FIELD:
+            if first is None:
+                first, count = tag_at, 0
+            count += 1
+            if count == SLICE_ENTRIES:
+                slices.append((first, stop))
+                first = None
+        else:
+            if first is not None:
+                slices.append((first, tag_at))
+                first = None
+            header.append(data[tag_at:stop])
+        last = stop
+    if first is not None:
+        slices.append((first, last))
+    return pb.BlockDesc.FromString(b"".join(header)), slices
+
+
+def _parse_sliced(data: bytes) -> Program | None:
+    """The Program of big legacy bytes, parsed a slice at a time; None when the whole-message
+    path must decide (unusual framing, bytes protobuf refuses, text that is not UTF-8)."""
+    try:
+        blocks, rest = [], []
+        for field, tag_at, at, stop in _fields(data, 0, len(data)):
+            if field == _BLOCKS_FIELD:
+                blocks.append(_block_slices(data, at, stop))
+            else:
+                rest.append(data[tag_at:stop])
+        if not blocks:
+            return None
+        top = pb.ProgramDesc.FromString(b"".join(rest))
+
+        def parts(slices):
+            for a, b in slices:
+                yield pb.BlockDesc.FromString(data[a:b])
+
+        with bulk_objects():
+            return _program_from_blocks(((bd, parts(slices)) for bd, slices in blocks), top)
+    except (_Unusual, _NotUtf8, TypeError, DecodeError, RuntimeWarning):
+        return None
 
 
 def serialize_program(program: Program) -> bytes:
@@ -233,6 +450,13 @@ def parse_program(data: bytes, file: str | None = None) -> Program:
     content: docs/pir-json.md); a FormatError names the file when it is neither."""
     if is_pir_json(data):
         return parse_pir_program(data, file)
+    if len(data) >= SLICED_BYTES:  # a big program: a slice of its ops at a time
+        try:
+            program = _parse_sliced(data)
+        except PyirError as e:
+            raise e.at(file=file) from None
+        if program is not None:
+            return program
     desc = pb.ProgramDesc()
     try:
         desc.ParseFromString(data)
@@ -241,10 +465,6 @@ def parse_program(data: bytes, file: str | None = None) -> Program:
                           Where(file=file)) from None
     if not desc.blocks:
         raise FormatError("not a Paddle/pyir ProgramDesc: it has no blocks", Where(file=file))
-    bad = _non_utf8_field(desc)
-    if bad is not None:
-        raise FormatError(f"not a Paddle/pyir ProgramDesc: field {bad} holds bytes that are "
-                          f"not UTF-8 text (corrupt file?)", Where(file=file))
     try:
         return program_from_desc(desc)
     except PyirError as e:

@@ -124,15 +124,37 @@ def test_pylayer_backward_is_recorded_under_create_graph(eager):
 
 # --- refusals ----------------------------------------------------------------------------
 def test_a_grad_op_without_rule_is_refused_naming_it(eager):
-    x = pyir.to_tensor(np.random.default_rng(0).standard_normal((1, 2, 5, 5)),
+    x = pyir.to_tensor(np.random.default_rng(0).standard_normal((1, 2, 4, 4)),
                        stop_gradient=False)
-    w = pyir.to_tensor(np.random.default_rng(1).standard_normal((3, 2, 3, 3)))
-    y = pyir.nn.functional.conv2d(x, w)
-    with pytest.raises(GradError, match=r"conv2d_grad .*no gradient rule of its own.*"
+    y = pyir.nn.functional.max_pool2d(x, 2)
+    with pytest.raises(GradError, match=r"pool2d_grad .*no gradient rule of its own.*"
                                         r"Paddle 3.3.1 has one; pyir does not yet"):
         pyir.grad(y.sum(), x, create_graph=True)
     (g,) = pyir.grad(y.sum(), x)  # first order is unaffected
-    assert g.shape == [1, 2, 5, 5]
+    assert g.shape == [1, 2, 4, 4]
+
+
+def test_conv2d_gradient_penalty_matches_finite_differences(eager):
+    """d/dW of |dL/dx|^2 through conv2d (a gradient penalty), against central differences."""
+    rng = np.random.default_rng(1)
+    xv, wv = rng.standard_normal((1, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3))
+
+    def penalty(w_value, create_graph):
+        x = pyir.to_tensor(xv, stop_gradient=False)
+        w = pyir.to_tensor(w_value, stop_gradient=False)
+        y = pyir.tanh(pyir.nn.functional.conv2d(x, w, padding=1))
+        (gx,) = pyir.grad(y.sum(), x, create_graph=create_graph)
+        return (gx * gx).sum(), w
+
+    value, w = penalty(wv, True)
+    (dw,) = pyir.grad(value, w)
+    eps, numeric = 1e-6, np.zeros_like(wv)
+    for idx in [(0, 0, 0, 0), (1, 1, 2, 1), (2, 0, 1, 2), (2, 1, 2, 2)]:
+        up, down = wv.copy(), wv.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        numeric[idx] = (float(penalty(up, False)[0]) - float(penalty(down, False)[0])) / (2 * eps)
+        np.testing.assert_allclose(dw.numpy()[idx], numeric[idx], rtol=1e-5, atol=1e-7)
 
 
 def test_a_refusal_says_when_paddle_lacks_it_too(eager):

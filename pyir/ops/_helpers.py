@@ -7,6 +7,7 @@ Inference helpers return `infer` functions; most ops need exactly one of them.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -23,6 +24,33 @@ def int_list(tensor) -> list[int]:
     Example: int_list(np.array([[2], [3]])) -> [2, 3]
     """
     return [int(v) for v in np.asarray(tensor).reshape(-1)]
+
+
+class OnDemand(Mapping):
+    """A kernel's {output slot: array} from {slot: function making it}, each made when first
+    read. The plan and the eager tape read only the slots the op writes, and a grad op whose
+    input needs no gradient (a network's data input) writes none for it: its product (a
+    conv's col2im, an fc's dX) is then never computed.
+
+    Example: return OnDemand({"X@GRAD": lambda: g @ y.T, "Y@GRAD": lambda: x.T @ g})
+    """
+
+    def __init__(self, makers: dict):
+        self._makers = makers
+        self._made: dict = {}
+
+    def __getitem__(self, slot):
+        try:
+            return self._made[slot]
+        except KeyError:
+            value = self._made[slot] = self._makers[slot]()
+            return value
+
+    def __iter__(self):
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
 
 
 # --- inference ------------------------------------------------------------------------------

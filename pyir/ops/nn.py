@@ -3,6 +3,7 @@ softmax_with_cross_entropy and fluid's cross_entropy2."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -11,8 +12,8 @@ from ..errors import CheckError, KernelError, Where
 from ..registry import OPS, Attr, Example, GradOp, Slot, VarSpec, register_op
 from ..registry import AttrType as T
 from ._double_grad import double_grad, trilinear_rule
-from ._helpers import broadcast_shape, default_grad, grad_name, rand, rand_positive, same_as, \
-    unbroadcast
+from ._helpers import OnDemand, broadcast_shape, default_grad, grad_name, rand, rand_positive, \
+    same_as, unbroadcast
 
 
 def _flatten2d(a, num_col_dims):
@@ -62,9 +63,12 @@ def mul(X, Y, x_num_col_dims, y_num_col_dims):
 def mul_grad(X, Y, Out_grad, x_num_col_dims, y_num_col_dims):
     x2, y2 = _flatten2d(X, x_num_col_dims), _flatten2d(Y, y_num_col_dims)
     g2 = Out_grad.reshape(x2.shape[0], y2.shape[1])
-    # one row: dY is an outer product, which broadcasting does ~4x faster than BLAS gemm (k=1)
-    dy = x2.T * g2 if x2.shape[0] == 1 else _dot(x2.T, g2)
-    return {"X@GRAD": _dot(g2, y2.T).reshape(X.shape), "Y@GRAD": dy.reshape(Y.shape)}
+
+    def dy():  # one row: an outer product, which broadcasting does ~4x faster than gemm (k=1)
+        return (x2.T * g2 if x2.shape[0] == 1 else _dot(x2.T, g2)).reshape(Y.shape)
+
+    # dX only when read: a network's first layer has none to give its data input
+    return OnDemand({"X@GRAD": lambda: _dot(g2, y2.T).reshape(X.shape), "Y@GRAD": dy})
 
 
 # --- fc: Paddle's fused inference op (mul + elementwise_add + activation) ----------------------
@@ -341,6 +345,35 @@ def _hard_label_mask(Label, probs_shape, axis, ignore_index):
     return (classes == np.where(keep, label, -1)), keep
 
 
+@functools.lru_cache(maxsize=64)
+def _rows(n: int) -> np.ndarray:
+    """0..n-1, made once per batch size (read-only: shared by every call)."""
+    rows = np.arange(n)
+    rows.flags.writeable = False
+    return rows
+
+
+def _at_labels(values, label, axis):
+    """take_along_axis(values, label, axis), by plain indexing for the usual 2-D case (the
+    same values, without take_along_axis' index building)."""
+    if values.ndim == 2 and axis == 1:
+        return values[_rows(values.shape[0]), label[:, 0]][:, None]
+    return np.take_along_axis(values, label, axis)
+
+
+def _plain_labels(Label, probs_shape, axis, ignore_index):
+    """Hard labels shaped for take_along_axis when every one names a class and none can
+    equal ignore_index (the usual case, checked with two reductions); else None, and the
+    one-hot path (which also explains bad labels) decides."""
+    label = Label.reshape(tuple(1 if i == axis else d for i, d in enumerate(probs_shape)))
+    if label.size == 0 or label.dtype.kind not in "iu":
+        return None
+    low, high = label.min(), label.max()
+    if low < 0 or high >= probs_shape[axis] or low <= ignore_index <= high:
+        return None
+    return label
+
+
 @register_op(
     "softmax_with_cross_entropy", no_extra_attrs=True, inputs=["Logits", Slot("Label", no_grad=True)],
     outputs=["Softmax", "Loss"], attrs=_SWCE_ATTRS, infer=_infer_swce,
@@ -384,6 +417,8 @@ def softmax_with_cross_entropy(Logits, Label, soft_label, use_softmax, numeric_s
         probs, logp = Logits, np.log(Logits)
     if soft_label:
         loss = -(Label * logp).sum(axis=axis, keepdims=True)
+    elif (label := _plain_labels(Label, Logits.shape, axis, ignore_index)) is not None:
+        loss = -_at_labels(logp, label, axis)  # what the masked sum below gives
     else:
         onehot, keep = _hard_label_mask(Label, Logits.shape, axis, ignore_index)
         loss = np.where(keep, -np.where(onehot, logp, 0).sum(axis=axis, keepdims=True), 0)
@@ -401,6 +436,15 @@ def softmax_with_cross_entropy(Logits, Label, soft_label, use_softmax, numeric_s
 def softmax_with_cross_entropy_grad(Label, Softmax, Loss_grad, soft_label, use_softmax,
                                     numeric_stable_mode, ignore_index, axis):
     axis = axis % Softmax.ndim
+    if not soft_label and use_softmax and \
+            (label := _plain_labels(Label, Softmax.shape, axis, ignore_index)) is not None:
+        # (Softmax - onehot) * dLoss with the one-hot subtraction done at the labels only
+        diff = Softmax.copy()
+        if diff.ndim == 2 and axis == 1:
+            diff[_rows(diff.shape[0]), label[:, 0]] -= 1
+        else:
+            np.put_along_axis(diff, label, np.take_along_axis(diff, label, axis) - 1, axis)
+        return {"Logits@GRAD": (diff * Loss_grad).astype(Softmax.dtype, copy=False)}
     if soft_label:
         target, keep = Label, 1
     else:

@@ -139,13 +139,21 @@ def batch_norm_grad(X, Scale, Bias, Mean, Variance, SavedMean, SavedVariance, Me
     mean, inv_std = mean.reshape(cshape), inv_std.reshape(cshape)
     scale = np.ones(inv_std.shape, X.dtype) if Scale is None else Scale.reshape(cshape)
     xhat = (X - mean) * inv_std
+    dbias = Y_grad.sum(axis=axes, keepdims=True)
+    dscale = (Y_grad * xhat).sum(axis=axes, keepdims=True)
     if _bn_global(is_test, use_global_stats, trainable_statistics):
         dx = Y_grad * scale * inv_std
     else:
-        dx = _normalized_grad(X, mean, inv_std, Y_grad * scale, axes)
-    return {"X@GRAD": dx.astype(X.dtype),
-            "Scale@GRAD": (Y_grad * xhat).sum(axis=axes).astype(X.dtype),
-            "Bias@GRAD": Y_grad.sum(axis=axes).astype(X.dtype)}
+        # _normalized_grad with dX_hat = dY * Scale, its two means taken from dBias and
+        # dScale (mean(dX_hat) = Scale * dBias / count, mean(dX_hat * x_hat) = Scale *
+        # dScale / count): one pass over X for x_hat instead of two, no dX_hat array
+        count = X.size // mean.size
+        dx = Y_grad - dbias / count
+        dx -= xhat * (dscale / count)
+        dx *= scale * inv_std
+    return {"X@GRAD": dx.astype(X.dtype, copy=False),
+            "Scale@GRAD": dscale.reshape(-1).astype(X.dtype, copy=False),
+            "Bias@GRAD": dbias.reshape(-1).astype(X.dtype, copy=False)}
 
 
 # --- layer_norm --------------------------------------------------------------------------------
