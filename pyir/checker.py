@@ -37,10 +37,11 @@ def check_program(program: Program, *, lenient: bool = False) -> list[CheckError
     if tree:
         return problems
     nblocks = len(program.blocks)
+    bf16 = any(v.dtype == dtypes.BF16_BITS for b in program.blocks for v in b.vars.values())
     for block in program.blocks:
         for i, op in enumerate(block.ops):
             where = Where(file=program.source, block=block.idx, op_index=i, op_type=op.type)
-            for err in _check_op(op, where, nblocks):
+            for err in _check_op(op, where, nblocks, bf16):
                 _report(problems, lenient, err)
     return problems
 
@@ -106,7 +107,7 @@ def _declared_by_backward(block, var: str) -> bool:
             and GRAD_SUFFIX in var)
 
 
-def _check_op(op: Operator, where: Where, nblocks: int):
+def _check_op(op: Operator, where: Where, nblocks: int, bf16: bool = True):
     for name, value in op.attrs.items():
         if op.attr_types.get(name) in _BLOCK_TYPES:
             indices = value if isinstance(value, list) else [value]
@@ -142,13 +143,13 @@ def _check_op(op: Operator, where: Where, nblocks: int):
                              f"{AttrType.Name(spec.type)}", where)
     for problem in binding.required_attr_problems(opdef, op.attrs):
         yield CheckError(problem, where)
-    unknown = [name for name in op.attrs if name not in known_attrs(op.type, opdef)]
-    for name in unknown:
+    known = _KNOWN.get(op.type) or known_attrs(op.type, opdef)
+    for name in [n for n in op.attrs if n not in known]:
         yield CheckError(f"unknown attribute {name!r}: op {op.type} has no such attribute "
                          f"(a misspelling? its attributes: "
                          f"{', '.join(a.name for a in opdef.attrs) or 'none'})", where)
     yield from _axis_problems(op, opdef, where)
-    if op.type not in _BF16_OK and opdef.io is None:
+    if bf16 and op.type not in _BF16_OK and opdef.io is None:
         for name in op.input_arg_names:
             var = op.block.find_var(name) if name != EMPTY_VAR else None
             if var is not None and var.dtype == dtypes.BF16_BITS:
@@ -194,10 +195,13 @@ def _axis_problems(op: Operator, opdef, where: Where):
     largest input rank plus the number of axes given (stack and unsqueeze add dimensions).
     Checked only when every input's shape is declared with rank >= 1; the op's declared
     default (a sentinel such as cross's dim=9) always passes."""
+    attrs = op.attrs
+    if "axis" not in attrs and "axes" not in attrs and "dim" not in attrs:
+        return
     present = []
     for n in _AXIS_ATTRS:
         spec = opdef.attr_spec(n)
-        if n in op.attrs and (spec is None or op.attrs[n] != spec.default):
+        if n in attrs and (spec is None or attrs[n] != spec.default):
             present.append(n)
     if not present:
         return
