@@ -132,9 +132,12 @@ def _var_to_desc(var: Variable, out: pb.VarDesc) -> None:
 
 def _var_from_desc(block: Block, desc: pb.VarDesc, seen: dict) -> Variable:
     vtype = desc.type
-    key = vtype.SerializeToString()  # a big program has few distinct variable types
+    # a big program has few distinct variable types; Partial: a damaged file may lack a
+    # required field, which the checks below report (not the encoder)
+    key = vtype.SerializePartialToString()
     known = seen.get(key)
     if known is None:
+        _require_fields(vtype, f"the type of variable {desc.name!r}")
         known = seen[key] = _var_type(vtype)
     kind, dtype, shape, lod, raw = known
     name = _intern(desc.name)
@@ -152,7 +155,7 @@ def _var_from_desc(block: Block, desc: pb.VarDesc, seen: dict) -> Variable:
             flags[flag] = getattr(desc, flag)
     var._flags = flags
     if desc.attrs:  # copied, so the parsed ProgramDesc is not kept alive by its parts
-        var.raw_attrs = [_check_utf8(pb.VarDesc.Attr.FromString(a.SerializeToString()))
+        var.raw_attrs = [_check_utf8(pb.VarDesc.Attr.FromString(a.SerializePartialToString()))
                          for a in desc.attrs]
     return var
 
@@ -171,7 +174,7 @@ def _var_type(vtype: pb.VarType) -> tuple:
         dtype = _dtype_of(vtype.selected_rows.data_type)
         shape = tuple([int(d) for d in vtype.selected_rows.dims])
     elif kind not in (FEED_MINIBATCH, FETCH_LIST, STEP_SCOPES):
-        raw = _check_utf8(pb.VarType.FromString(vtype.SerializeToString()))
+        raw = _check_utf8(pb.VarType.FromString(vtype.SerializePartialToString()))
     return kind, dtype, shape, lod, raw
 
 
@@ -233,15 +236,26 @@ def _op_from_desc(block: Block, desc: pb.OpDesc, seen: dict) -> Operator:
         outputs[_intern(v.parameter)] = list(map(_intern, v.arguments))
     desc.ClearField("inputs")
     desc.ClearField("outputs")
-    key = desc.SerializeToString()
+    key = desc.SerializePartialToString()  # Partial: see _var_from_desc
     known = seen.get(key)
     if known is None:
+        _require_fields(desc, f"an op of type {desc.type!r}")
         known = seen[key] = _op_rest(desc)
     op_type, attrs, types, lists, is_target = known
     attrs = attrs.copy()
     for name in lists:  # each op owns its list values
         attrs[name] = list(attrs[name])
     return Operator.from_parts(block, op_type, inputs, outputs, attrs, types.copy(), is_target)
+
+
+def _require_fields(msg, what: str) -> None:
+    """proto2 `required` fields a damaged file left out (an attribute without its type reads
+    as INT 0): a FormatError, checked once per distinct message."""
+    if not msg.IsInitialized():
+        missing = msg.FindInitializationErrors()
+        raise FormatError(f"not a Paddle/pyir ProgramDesc: {what} lacks the required field "
+                          f"{missing[0]}" + (f" ({len(missing)} missing)" if len(missing) > 1
+                                             else ""))
 
 
 def _op_rest(desc: pb.OpDesc) -> tuple:

@@ -491,3 +491,20 @@ def test_a_pir_json_op_with_damaged_regions_is_a_format_error(tmp_path):
     path.write_text(json.dumps(tree))
     with pytest.raises(FormatError, match="malformed operation"):
         load_program(str(path))
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: d.blocks[0].ops[0].attrs[0].ClearField("type"),
+     "an op of type 'scale' lacks the required field attrs[0].type"),
+    (lambda d: d.blocks[0].vars[0].type.ClearField("type"),
+     "the type of variable 'x' lacks the required field type"),
+])
+def test_a_missing_required_proto_field_is_a_format_error(tmp_path, damage, message):
+    """Found by tools/fuzz.py: such a message was an EncodeError (an internal error) once
+    parsing started caching by the message's bytes; an attribute without its type must not
+    read as INT 0 either."""
+    desc = pb.ProgramDesc.FromString(_scale(scale=2.0).serialize_to_string())
+    damage(desc)
+    path = tmp_path / "m.pb"
+    path.write_bytes(desc.SerializePartialToString())
+    assert_one_line_error(cli("inspect", path), "m.pb", message)
