@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sys import intern as _sys_intern
 
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, EncodeError
 
 from . import dtypes, registry
 from ._proto import framework_pb2 as pb
@@ -134,7 +134,7 @@ def _var_from_desc(block: Block, desc: pb.VarDesc, seen: dict) -> Variable:
     vtype = desc.type
     # a big program has few distinct variable types; Partial: a damaged file may lack a
     # required field, which the checks below report (not the encoder)
-    key = vtype.SerializePartialToString()
+    key = _key(vtype, f"the type of variable {desc.name!r}")
     known = seen.get(key)
     if known is None:
         _require_fields(vtype, f"the type of variable {desc.name!r}")
@@ -236,7 +236,7 @@ def _op_from_desc(block: Block, desc: pb.OpDesc, seen: dict) -> Operator:
         outputs[_intern(v.parameter)] = list(map(_intern, v.arguments))
     desc.ClearField("inputs")
     desc.ClearField("outputs")
-    key = desc.SerializePartialToString()  # Partial: see _var_from_desc
+    key = _key(desc, f"an op of type {desc.type!r}")  # Partial: see _var_from_desc
     known = seen.get(key)
     if known is None:
         _require_fields(desc, f"an op of type {desc.type!r}")
@@ -246,6 +246,16 @@ def _op_from_desc(block: Block, desc: pb.OpDesc, seen: dict) -> Operator:
     for name in lists:  # each op owns its list values
         attrs[name] = list(attrs[name])
     return Operator.from_parts(block, op_type, inputs, outputs, attrs, types.copy(), is_target)
+
+
+def _key(msg, what: str) -> bytes:
+    """The message's bytes as a cache key (upb refuses even a partial encoding of some
+    messages missing a required field: that is the file's fault, said by _require_fields)."""
+    try:
+        return msg.SerializePartialToString()
+    except EncodeError:
+        _require_fields(msg, what)
+        raise
 
 
 def _require_fields(msg, what: str) -> None:
