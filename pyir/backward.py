@@ -7,13 +7,15 @@ which returns `GradOp`s. The pass only walks, prunes, names and accumulates:
       +-- _relevant_ops          ops with a rule between the inputs and the targets
       +-- _make_grad_ops         call each rule in reverse op order; drop gradients that are
       |                          stop_gradient / no_grad or that nothing upstream can produce
+      +-- warn_about_cuts        a py_func without backward on the way (pyir/grad_cuts.py)
       +-- accumulate             several writers of `x@GRAD` -> `x@GRAD@RENAME@block0@N`
       |                          partials summed by one `sum` op (pyir/grad_accumulate.py)
       +-- _append                declare grad variables (dtype/shape of their forward
                                  variable) and append the ops with op_role = backward
 
-The only op types named here are Paddle's choices for constant gradients: `fill_constant` (append_backward's `loss@GRAD` seed) and `fill_any_like`
-(ones for gradients()' targets, zeros for a required gradient input nothing produces).
+The only op types named here are Paddle's choices for constant gradients: `fill_constant`
+(append_backward's `loss@GRAD` seed) and `fill_any_like` (ones for gradients()' targets, zeros
+for a required gradient input nothing produces).
 """
 
 from __future__ import annotations
