@@ -7,24 +7,25 @@ which returns `GradOp`s. The pass only walks, prunes, names and accumulates:
       +-- _relevant_ops          ops with a rule between the inputs and the targets
       +-- _make_grad_ops         call each rule in reverse op order; drop gradients that are
       |                          stop_gradient / no_grad or that nothing upstream can produce
+      +-- warn_about_cuts        a py_func without backward on the way (pyir/grad_cuts.py)
       +-- accumulate             several writers of `x@GRAD` -> `x@GRAD@RENAME@block0@N`
       |                          partials summed by one `sum` op (pyir/grad_accumulate.py)
       +-- _append                declare grad variables (dtype/shape of their forward
                                  variable) and append the ops with op_role = backward
 
-The only op types named here are Paddle's choices for constant gradients: `fill_constant` (append_backward's `loss@GRAD` seed) and `fill_any_like`
-(ones for gradients()' targets, zeros for a required gradient input nothing produces).
+The only op types named here are Paddle's choices for constant gradients: `fill_constant`
+(append_backward's `loss@GRAD` seed) and `fill_any_like` (ones for gradients()' targets, zeros
+for a required gradient input nothing produces).
 """
 
 from __future__ import annotations
-
-import warnings
 
 from . import binding, dtypes, registry
 from .builder import ROLE_BACKWARD, ROLE_FORWARD, ROLE_LOSS, as_list
 from .errors import GradError, Where
 from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, Block, OpView, Operator, Parameter,
                         Program, Variable)
+from .grad_cuts import GradientCutWarning, warn_about_cuts  # noqa: F401 (re-exported)
 from .grad_accumulate import (Entry, accumulate, in_names, is_grad, out_names,
                               prefix_outputs, rename_args, repeat_prefix)
 from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
@@ -32,11 +33,6 @@ from .registry import EMPTY_VAR, GRAD_SUFFIX, AttrType, BlockGrad, GradOp
 GRAD, EMPTY = GRAD_SUFFIX, EMPTY_VAR
 CONSTANT_OP = "fill_constant"
 LIKE_OP = "fill_any_like"
-
-
-class GradientCutWarning(UserWarning):
-    """An op on the way from a trainable value to the loss has no backward (a py_func without
-    backward_func): no gradient passes it, so what lies before it is not trained."""
 
 
 # --- names -------------------------------------------------------------------------------
@@ -141,7 +137,7 @@ def _run_pass(block: Block, targets, inputs, seeds, no_grad_set, renames=None) -
     keep = {name for s in seeds for name in out_names(s.op)} | set(renames or {})
     higher = _higher_order(program, block, ops, keep)
     made = _make_grad_ops(ops, produced, no_grad, block, higher)
-    _warn_about_cuts(block, ops, made, produced, no_grad)
+    warn_about_cuts(block, ops, made, produced, no_grad)
     entries = accumulate(seeds + made, block.idx)
     if renames:
         for entry in entries:
@@ -278,43 +274,6 @@ def _make_grad_ops(ops: list, produced: set, no_grad: set, into: Block,
                     g.attrs[name] = _grad_block(op, value, no_grad, into)
             entries.append(Entry(g, op))
     return entries
-
-
-def _warn_about_cuts(block: Block, ops: list, entries: list, produced: set,
-                     no_grad: set) -> None:
-    """Warn about each op that a gradient reaches but that passes none on (its rule made no
-    grad op) while an input of it depends on a trainable value: everything upstream of it
-    silently gets no gradient through it."""
-    passed = {id(e.forward) for e in entries}
-    trainable = _depends_on_trainable(block, no_grad)
-    for op in ops:
-        if id(op) in passed or not any(grad_var_name(n) in produced
-                                       for n in op.output_arg_names):
-            continue
-        cut = [n for n in op.input_arg_names if n in trainable]
-        if cut:
-            fn = op.attrs.get("forward_callable") or (
-                f"<paddle callable id {op.attrs['forward_callable_id']}>"
-                if op.attrs.get("forward_callable_id", -1) >= 0 else None)
-            what = f"op #{op.idx} {op.type}" + (f" (callable {fn!r})" if fn else "")
-            warnings.warn(GradientCutWarning(
-                f"{what} has no backward, so no gradient flows through it to "
-                f"{', '.join(map(repr, cut))} and what they are computed from; give it a "
-                f"backward (py_func's backward_func, a pylayer backward_fn) or this part is "
-                f"not trained"), stacklevel=4)
-
-
-def _depends_on_trainable(block: Block, no_grad: set) -> set:
-    """Names in `block` computed (through any op) from a trainable parameter or from a
-    variable with stop_gradient=False that no op writes."""
-    written = {n for op in block.ops for n in op.output_arg_names}
-    reached = {v.name for v in block.vars.values()
-               if grad_var_name(v.name) not in no_grad and v.name not in written}
-    for op in block.ops:
-        if any(n in reached for n in op.input_arg_names):
-            reached.update(n for n in op.output_arg_names
-                           if grad_var_name(n) not in no_grad)
-    return reached
 
 
 def _grad_block(op: Operator, request: BlockGrad, no_grad: set, into: Block) -> int:
