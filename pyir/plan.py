@@ -320,6 +320,7 @@ def _compile(program: Program, feeds: tuple, fetches: tuple, block_idx: int) -> 
         produced.update(outs)
         steps.append(_make_step(program, op, opdef, (source, block_idx, index, op.type),
                                 var_of))
+        _in_place_kernel(steps[-1], op, feeds)
         step_names.append((ins, outs))
     for name in fetches:
         if name in produced:
@@ -486,6 +487,18 @@ def _make_step(program: Program, op, opdef, place: tuple, var_of) -> Step:
                          f"{missing[0]!r}", step.where)
     step.values = tuple(attrs[a.name] for a in opdef.attrs) + tuple(attrs[n] for n in runtime)
     return step
+
+
+def _in_place_kernel(step: Step, op, feeds) -> None:
+    """An update op (sgd, ...) whose ParamOut is its Param variable runs its kernel's
+    `in_place` variant, which may write into the Param array (pyir/ops/optimizer.py says
+    when), unless that variable is fed: the caller's feed dict keeps its array unchanged."""
+    variant = getattr(step.kernel, "in_place", None)
+    if variant is None:
+        return
+    param = op.inputs.get("Param")
+    if param and param == op.outputs.get("ParamOut") and param[0] not in feeds:
+        step.kernel = variant
 
 
 def _unwritten_arrays(var_of, names, produced: set) -> list:

@@ -4,6 +4,8 @@ they write persistable state. The math is Paddle's CPU kernels', in the paramete
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
@@ -52,6 +54,35 @@ def sgd(Param, LearningRate, Grad, MasterParam, multi_precision):
         out["MasterParamOut"] = (MasterParam - lr.astype(MasterParam.dtype) * Grad).astype(
             MasterParam.dtype, copy=False)
     return out
+
+
+# A plan runs a kernel's `in_place` variant (same parameters, same results) for a step whose
+# ParamOut is its Param variable and that variable is not fed (plan._in_place_kernel). The
+# variant writes the new values into the Param array itself, as Paddle's kernels do, when
+# nothing but the plan holds that array: sys.getrefcount counts the scope's dict, the plan's
+# local, this call's parameter and getrefcount's own argument (4). A fetched array the caller
+# kept, a view, an array also held elsewhere (np.array(tensor) of the scope's value) counts
+# more, and gets a new array as before. MLP4's step: sgd's two 256 KB allocations (mmap'd)
+# per parameter become one.
+SOLE_HOLDERS = 4
+
+
+def _owned(array, count: int) -> bool:
+    """Whether `array` (a kernel's parameter, whose getrefcount in the kernel is `count`) may
+    be written in place: plain (no base), writeable, held by nothing but the plan."""
+    return count <= SOLE_HOLDERS and array.base is None and array.flags.writeable
+
+
+def _sgd_in_place(Param, LearningRate, Grad, MasterParam, multi_precision):
+    count = sys.getrefcount(Param)  # first: a pending call's arguments count too
+    if MasterParam is None and Grad.dtype is Param.dtype and _owned(Param, count):
+        step = _scalar(LearningRate, Param.dtype) * Grad
+        np.subtract(Param, step, out=Param)  # the same float ops as sgd's Param - lr * Grad
+        return {"ParamOut": Param}
+    return sgd(Param, LearningRate, Grad, MasterParam, multi_precision)
+
+
+sgd.in_place = _sgd_in_place
 
 
 # --- momentum ---------------------------------------------------------------------------------
