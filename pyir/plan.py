@@ -490,15 +490,18 @@ def _make_step(program: Program, op, opdef, place: tuple, var_of) -> Step:
 
 
 def _in_place_kernel(step: Step, op, feeds) -> None:
-    """An update op (sgd, ...) whose ParamOut is its Param variable runs its kernel's
-    `in_place` variant, which may write into the Param array (pyir/ops/optimizer.py says
-    when), unless that variable is fed: the caller's feed dict keeps its array unchanged."""
+    """An update op (sgd, momentum) whose outputs are its input variables (ParamOut is Param,
+    per its kernel's `in_place_slots`) runs its kernel's `in_place` variant, which may write
+    into those arrays (pyir/ops/optimizer.py says when), unless one is fed: the caller's feed
+    dict keeps its arrays unchanged."""
     variant = getattr(step.kernel, "in_place", None)
     if variant is None:
         return
-    param = op.inputs.get("Param")
-    if param and param == op.outputs.get("ParamOut") and param[0] not in feeds:
-        step.kernel = variant
+    for slot, out in step.kernel.in_place_slots:
+        names = op.inputs.get(slot)
+        if not names or names != op.outputs.get(out) or names[0] in feeds:
+            return
+    step.kernel = variant
 
 
 def _unwritten_arrays(var_of, names, produced: set) -> list:

@@ -85,3 +85,40 @@ def test_a_read_only_or_view_parameter_gets_a_new_array():
     np.testing.assert_array_equal(whole, 0)
     np.testing.assert_allclose(scope.vars["fc_0.w_0"], _expected_w(np.zeros((3, 5), np.float32),
                                                                     FEED["x"]), rtol=1e-6)
+
+
+def _train(make_optimizer, hold: bool, steps=3):
+    """Parameters and accumulators after `steps` steps; with `hold`, every scope array is
+    also held here before each step, which keeps the kernels off the in-place path."""
+    framework.reset_default_programs()
+    pyir.enable_static()
+    pyir.seed(0)
+    x = static.data("x", [4, 3], "float32")
+    loss = pyir.mean(pyir.tanh(static.nn.fc(x, 5)))
+    make_optimizer().minimize(loss)
+    scope, exe = Scope(), Executor()
+    exe.run(static.default_startup_program(), scope=scope)
+    main = static.default_main_program()
+    idents, held = set(), []
+    for _ in range(steps):
+        if hold:
+            held.append(list(scope.vars.values()))
+        exe.run(main, feed=FEED, fetch_list=[loss], scope=scope)
+        idents.add(id(scope.vars["fc_0.w_0"]))
+    return {k: v.copy() for k, v in scope.vars.items()}, len(idents), held
+
+
+def test_in_place_updates_give_the_copying_kernels_numbers_bit_for_bit():
+    for make in (lambda: pyir.optimizer.SGD(learning_rate=0.1),
+                 lambda: pyir.optimizer.Momentum(learning_rate=0.1, momentum=0.9),
+                 lambda: pyir.optimizer.Momentum(learning_rate=0.05, momentum=0.8,
+                                                 use_nesterov=True, weight_decay=0.01),
+                 lambda: pyir.optimizer.Adam(learning_rate=0.1),
+                 lambda: pyir.optimizer.AdamW(learning_rate=0.1, weight_decay=0.05)):
+        in_place, n_in_place, _ = _train(make, hold=False)
+        copied, n_copied, held = _train(make, hold=True)
+        assert n_in_place == 1 and n_copied == 3   # one array throughout / a new one a step
+        assert in_place.keys() == copied.keys()
+        for name in copied:
+            np.testing.assert_array_equal(in_place[name], copied[name], err_msg=name)
+        assert len(held) == 3
