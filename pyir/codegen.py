@@ -90,6 +90,7 @@ def generate(steps, feed_checks: dict, scope_reads, scope_writes, fetches,
     timer: a list with one float per step to add each step's seconds to (profiling only).
     """
     w = _Writer()
+    w.external = set(feed_checks).union(scope_reads)
     for name, check in feed_checks.items():
         local = w.bind(name)
         w.line(f"{local} = env[{name!r}]")
@@ -311,7 +312,14 @@ def _store_outputs(values: dict, result, outs) -> None:
                 values[name] = value
 
 
+def _op_type(step) -> str:
+    where = step._where   # a Where, or its (file, block, op index, op type) not yet made
+    return where[3] if where.__class__ is tuple else where.op_type
+
+
 def _write_step(w: "_Writer", step, index: int) -> None:
+    if _op_type(step) == "assign" and _write_alias(w, step, index):
+        return
     args = [_arg(w, a, step.where) for a in step.args]
     args += [w.value(v, f"a{index}_") for v in step.values]
     call = f"{w.const(step.kernel, 'op_' + step.where.op_type)}({', '.join(args)})"
@@ -330,6 +338,30 @@ def _write_step(w: "_Writer", step, index: int) -> None:
         for target, name, dtype in zip(targets, names, dtypes):
             if target != "_":
                 _guard(w, target, name, dtype)
+
+
+def _write_alias(w: "_Writer", step, index: int) -> bool:
+    """An `assign` whose input is an intermediate that dies at it (a loop body's trailing
+    assigns) binds its output to the input's array instead of copying it: nothing can see
+    the difference, as nothing reads the input afterwards. A fed or scope value is copied
+    (the caller or the scope keeps it), as is anything but a plain ndarray of the declared
+    dtype (the kernel runs then). False: not such a step, written as usual."""
+    (arg,) = step.args if len(step.args) == 1 else (None,)
+    outs = step.outs
+    if arg.__class__ is not str or arg not in step.release or arg in w.external \
+            or len(outs) != 1 or outs[0][1].__class__ is not str or outs[0][2] is None:
+        return False
+    src = _arg(w, arg, step.where)
+    slot, name, dtype = outs[0]
+    dt = w.const(dtype, str(dtype))
+    local = w.bind(name)
+    w.line(f"if {src}.__class__ is ndarray and {src}.dtype is {dt}:")
+    w.line(f"    {local} = {src}")
+    w.line("else:")
+    w.line(f"    {local} = {w.const(step.kernel, 'op_assign')}({src})[{slot!r}]")
+    w.line(f"    if {local}.__class__ is not ndarray or {local}.dtype is not {dt}:")
+    w.line(f"        {local} = checked({local}, {dt}, {name!r})")
+    return True
 
 
 def _feed_guard(w: "_Writer", local: str, check: FeedCheck) -> str:
@@ -400,6 +432,8 @@ class _Writer:
         self._taken: set[str] = set(_RESERVED) if shared is None else shared._taken
         self.step = None
         self.step_of_line: dict[int, int] = {}
+        # variables whose values come from outside (fed, read from the scope): never aliased
+        self.external: set = set() if shared is None else shared.external
 
     def line(self, text: str) -> None:
         self.lines.append(text)

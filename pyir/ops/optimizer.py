@@ -4,6 +4,8 @@ they write persistable state. The math is Paddle's CPU kernels', in the paramete
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..registry import REQUIRED, Attr, Example, Slot, VarSpec, register_op
@@ -54,6 +56,37 @@ def sgd(Param, LearningRate, Grad, MasterParam, multi_precision):
     return out
 
 
+# A plan runs a kernel's `in_place` variant (same parameters, same results) for a step whose
+# output variables are its input variables for every (input, output) slot pair of
+# `in_place_slots` (ParamOut is Param, ...), none of them fed (plan._in_place_kernel). The
+# variant writes the new values into the input arrays themselves, as Paddle's kernels do, when
+# nothing but the plan holds that array: sys.getrefcount counts the scope's dict, the plan's
+# local, this call's parameter and getrefcount's own argument (4). A fetched array the caller
+# kept, a view, an array also held elsewhere (np.array(tensor) of the scope's value) counts
+# more, and gets a new array as before. MLP4's step: sgd's two 256 KB allocations (mmap'd)
+# per parameter become one.
+SOLE_HOLDERS = 4
+
+
+def _owned(array, count: int) -> bool:
+    """Whether `array` (a kernel's parameter, whose getrefcount in the kernel is `count`) may
+    be written in place: plain (no base), writeable, held by nothing but the plan."""
+    return count <= SOLE_HOLDERS and array.base is None and array.flags.writeable
+
+
+def _sgd_in_place(Param, LearningRate, Grad, MasterParam, multi_precision):
+    count = sys.getrefcount(Param)  # first: a pending call's arguments count too
+    if MasterParam is None and Grad.dtype is Param.dtype and _owned(Param, count):
+        step = _scalar(LearningRate, Param.dtype) * Grad
+        np.subtract(Param, step, out=Param)  # the same float ops as sgd's Param - lr * Grad
+        return {"ParamOut": Param}
+    return sgd(Param, LearningRate, Grad, MasterParam, multi_precision)
+
+
+sgd.in_place = _sgd_in_place
+sgd.in_place_slots = (("Param", "ParamOut"),)
+
+
 # --- momentum ---------------------------------------------------------------------------------
 def _momentum_expect(Param, Grad, Velocity, LearningRate, mu, use_nesterov=False, **_):
     v = mu * Velocity.astype(np.float64) + Grad
@@ -99,6 +132,33 @@ def momentum(Param, Grad, Velocity, LearningRate, MasterParam, mu, use_nesterov,
     if MasterParam is not None:
         out["MasterParamOut"] = new
     return out
+
+
+def _momentum_in_place(Param, Grad, Velocity, LearningRate, MasterParam, mu, use_nesterov,
+                       regularization_method, regularization_coeff, multi_precision,
+                       rescale_grad):
+    """momentum, writing VelocityOut into Velocity and ParamOut into Param (the same float
+    operations in the same order)."""
+    param_count, velocity_count = sys.getrefcount(Param), sys.getrefcount(Velocity)
+    if MasterParam is None and Velocity.dtype is Param.dtype and Velocity is not Param and \
+            _owned(Param, param_count) and _owned(Velocity, velocity_count):
+        dtype = Param.dtype
+        g = Grad.astype(dtype, copy=False)
+        if rescale_grad != 1.0:
+            g = g * dtype.type(rescale_grad)
+        if regularization_method == "l2_decay":
+            g = g + dtype.type(regularization_coeff) * Param
+        mu, lr = dtype.type(mu), _scalar(LearningRate, dtype)
+        np.multiply(Velocity, mu, out=Velocity)
+        np.add(Velocity, g, out=Velocity)
+        np.subtract(Param, (g + Velocity * mu) * lr if use_nesterov else lr * Velocity, out=Param)
+        return {"ParamOut": Param, "VelocityOut": Velocity}
+    return momentum(Param, Grad, Velocity, LearningRate, MasterParam, mu, use_nesterov,
+                    regularization_method, regularization_coeff, multi_precision, rescale_grad)
+
+
+momentum.in_place = _momentum_in_place
+momentum.in_place_slots = (("Param", "ParamOut"), ("Velocity", "VelocityOut"))
 
 
 # --- adam -------------------------------------------------------------------------------------
@@ -160,9 +220,10 @@ def adam(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow, Beta
 
 def _adam_step(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow, Beta2Pow,
                MasterParam, SkipUpdate, Beta1Tensor, Beta2Tensor, EpsilonTensor, beta1, beta2,
-               epsilon, use_global_beta_pow, amsgrad, lr_ratio, coeff):
+               epsilon, use_global_beta_pow, amsgrad, lr_ratio, coeff, into=False):
     """One Adam update with the learning rate scaled by `lr_ratio`; AdamW's decoupled decay
-    (`coeff`) first shrinks the parameter by lr * coeff."""
+    (`coeff`) first shrinks the parameter by lr * coeff. `into`: write the moments and the
+    parameter into Moment1, Moment2 and Param (`_adam_in_place` says when)."""
     if SkipUpdate is not None and bool(np.asarray(SkipUpdate).reshape(-1)[0]):
         out = {"ParamOut": Param, "Moment1Out": Moment1, "Moment2Out": Moment2,
                "Beta1PowOut": Beta1Pow, "Beta2PowOut": Beta2Pow}
@@ -184,19 +245,50 @@ def _adam_step(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow
     lr = lr * (np.sqrt(t(1) - b2p) / (t(1) - b1p))
     eps = eps * np.sqrt(t(1) - b2p)
     g = Grad.astype(param.dtype, copy=False)
-    m1 = b1 * Moment1 + (t(1) - b1) * g
-    m2 = b2 * Moment2 + (t(1) - b2) * g * g
+    if into:  # the same products and sums (b1 * M1 is M1 * b1 bit for bit)
+        m1 = np.add(np.multiply(Moment1, b1, out=Moment1), (t(1) - b1) * g, out=Moment1)
+        m2 = np.add(np.multiply(Moment2, b2, out=Moment2), (t(1) - b2) * g * g, out=Moment2)
+    else:
+        m1 = b1 * Moment1 + (t(1) - b1) * g
+        m2 = b2 * Moment2 + (t(1) - b2) * g * g
     out = {"Moment1Out": m1, "Moment2Out": m2}
     if amsgrad:
         m2 = out["Moment2MaxOut"] = np.maximum(m2, Moment2Max)
-    new = param - lr * (m1 / (np.sqrt(m2) + eps))
-    out["ParamOut"] = new.astype(Param.dtype, copy=False)
+    if into:
+        out["ParamOut"] = np.subtract(param, lr * (m1 / (np.sqrt(m2) + eps)), out=Param)
+    else:
+        new = param - lr * (m1 / (np.sqrt(m2) + eps))
+        out["ParamOut"] = new.astype(Param.dtype, copy=False)
     if MasterParam is not None:
         out["MasterParamOut"] = new
     keep = use_global_beta_pow  # the caller updates the powers once for all parameters
     out["Beta1PowOut"] = Beta1Pow if keep else (Beta1Pow * b1).astype(Beta1Pow.dtype)
     out["Beta2PowOut"] = Beta2Pow if keep else (Beta2Pow * b2).astype(Beta2Pow.dtype)
     return out
+
+
+def _adam_writable(Param, Moment1, Moment2, MasterParam, amsgrad, counts) -> bool:
+    """Whether an adam step may write into Param, Moment1 and Moment2 (their getrefcounts in
+    the kernel are `counts`): three distinct owned arrays of one dtype."""
+    return (MasterParam is None and not amsgrad and Moment1.dtype is Param.dtype
+            and Moment2.dtype is Param.dtype and len({id(Param), id(Moment1), id(Moment2)}) == 3
+            and all(_owned(a, n) for a, n in zip((Param, Moment1, Moment2), counts)))
+
+
+def _adam_in_place(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow, Beta2Pow,
+                   MasterParam, SkipUpdate, Beta1Tensor, Beta2Tensor, EpsilonTensor, beta1, beta2,
+                   epsilon, lazy_mode, min_row_size_to_use_multithread, multi_precision,
+                   use_global_beta_pow, amsgrad):
+    counts = (sys.getrefcount(Param), sys.getrefcount(Moment1), sys.getrefcount(Moment2))
+    return _adam_step(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow,
+                      Beta2Pow, MasterParam, SkipUpdate, Beta1Tensor, Beta2Tensor, EpsilonTensor,
+                      beta1, beta2, epsilon, use_global_beta_pow, amsgrad, 1.0, 0.0,
+                      _adam_writable(Param, Moment1, Moment2, MasterParam, amsgrad, counts))
+
+
+_ADAM_IN_PLACE_SLOTS = (("Param", "ParamOut"), ("Moment1", "Moment1Out"),
+                        ("Moment2", "Moment2Out"))
+adam.in_place, adam.in_place_slots = _adam_in_place, _ADAM_IN_PLACE_SLOTS
 
 
 # --- adamw ------------------------------------------------------------------------------------
@@ -228,6 +320,21 @@ def adamw(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow, Bet
                       Beta2Pow, MasterParam, SkipUpdate, Beta1Tensor, Beta2Tensor, EpsilonTensor,
                       beta1, beta2, epsilon, use_global_beta_pow, amsgrad, lr_ratio,
                       coeff if with_decay else 0.0)
+
+
+def _adamw_in_place(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow, Beta2Pow,
+                    MasterParam, SkipUpdate, Beta1Tensor, Beta2Tensor, EpsilonTensor, beta1,
+                    beta2, epsilon, lazy_mode, min_row_size_to_use_multithread, multi_precision,
+                    use_global_beta_pow, amsgrad, lr_ratio, coeff, with_decay):
+    counts = (sys.getrefcount(Param), sys.getrefcount(Moment1), sys.getrefcount(Moment2))
+    return _adam_step(Param, Grad, LearningRate, Moment1, Moment2, Moment2Max, Beta1Pow,
+                      Beta2Pow, MasterParam, SkipUpdate, Beta1Tensor, Beta2Tensor, EpsilonTensor,
+                      beta1, beta2, epsilon, use_global_beta_pow, amsgrad, lr_ratio,
+                      coeff if with_decay else 0.0,
+                      _adam_writable(Param, Moment1, Moment2, MasterParam, amsgrad, counts))
+
+
+adamw.in_place, adamw.in_place_slots = _adamw_in_place, _ADAM_IN_PLACE_SLOTS
 
 
 # --- gradient clipping ------------------------------------------------------------------------
