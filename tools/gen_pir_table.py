@@ -56,6 +56,8 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "logical_not": ("logical_not", _UN),
     "matmul": ("matmul_v2", {"transpose_x": "trans_x", "transpose_y": "trans_y"}),
     "bmm": ("bmm", {}),
+    "einsum": ("einsum", {"x": "Operands", "out": "Out", "inner_cache": "",
+                          "xshape": ""}),
     # activations and unary math
     **{n: (n, _UN) for n in ("relu", "relu6", "sigmoid", "tanh", "exp", "log", "sqrt",
                              "rsqrt", "abs", "silu", "swish", "elu", "softplus",

@@ -265,6 +265,8 @@ class _Translator:
                                      f"be a constant (full / full_int_array)")
                 spec = slot
             inputs[spec] = self.tensor_names(vid)
+        if pd == "arange" and op.results and op.results[0][1].kind == "dense":
+            self.cast_inputs(inputs, op.results[0][1].dtype)  # docs/pir-json.md: arange
         variant = VARIANTS.get(pd.rstrip("_"))
         if variant is not None and variant[0] not in inputs:  # e.g. deformable_conv_v1
             legacy = variant[1]
@@ -313,6 +315,20 @@ class _Translator:
             self.append("cast", {"X": [temp.name]}, {"Out": [final.name]},
                                  {"in_dtype": dtypes.to_code(cast_from),
                                   "out_dtype": dtypes.to_code(final.dtype)})
+
+    def cast_inputs(self, inputs: dict, dtype) -> None:
+        """Cast each input to `dtype` (pd_op.arange takes float64 start/end/step and a dtype
+        attribute; the legacy range kernel computes in its inputs' dtype)."""
+        for slot, names in inputs.items():
+            var = self.block._lookup(names[0])
+            if var is None or var.dtype is None or np.dtype(var.dtype) == np.dtype(dtype):
+                continue
+            temp = self.block.create_var(var.name + ".as_" + np.dtype(dtype).name, dtype,
+                                         var.shape)
+            self.append("cast", {"X": [var.name]}, {"Out": [temp.name]},
+                        {"in_dtype": dtypes.to_code(var.dtype),
+                         "out_dtype": dtypes.to_code(dtype)})
+            inputs[slot] = [temp.name]
 
     def derive_attrs(self, legacy: str, inputs: dict, attrs: dict) -> None:
         pd = self.op.name[2:].rstrip("_")
