@@ -131,7 +131,73 @@ def build(name):
                 i = i + 1
             return s, p, i
 
+    class Break(nn.Layer):
+        def forward(self, x, n):
+            i = paddle.zeros([1], "int64")
+            s = paddle.zeros_like(x)
+            k = paddle.zeros([1], "int32")
+            while i < n:
+                s = s + x * i.astype("float32")
+                if paddle.max(s) > 3.0:
+                    break
+                k = k + 2
+                i = i + 1
+            return s, k, i
+
+    class LossCF(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x, n):
+            i = paddle.zeros([1], "int64")
+            h = x
+            while i < n:
+                if paddle.mean(h) > 0.0:
+                    h = paddle.tanh(self.fc(h))
+                else:
+                    h = h * 1.5 + 0.1
+                i = i + 1
+            return paddle.mean(h * h)
+
+    class Ops2(nn.Layer):
+        def forward(self, x, idx2, upd):
+            g = paddle.gather_nd(x, idx2)
+            sc = paddle.scatter(x, paddle.to_tensor([1, 0]), upd)
+            srt = paddle.argsort(x, axis=1, descending=True)
+            e = paddle.expand(x[:, :1], [2, 4])
+            w = paddle.where(x > 0, x, -x * 0.5)
+            ci = paddle.cast(x * 10, "int32") % 3
+            b = paddle.logical_or(x < -0.5, x > 0.5)
+            parts = paddle.split(x, [1, 3], axis=1)
+            cs = paddle.cumsum(x, axis=0)
+            return g, sc, srt, e, w, ci, b.astype("int64"), parts[1], cs
+
+    class CRNN(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2D(1, 4, 3, padding=1)
+            self.pool = nn.MaxPool2D((2, 1))
+            self.lstm = nn.LSTM(8, 6, direction="bidirect")
+            self.fc = nn.Linear(12, 5)
+
+        def forward(self, x):
+            h = self.pool(F.relu(self.conv(x)))          # b, 4, 2, w
+            b, c, hh, w = h.shape
+            h = h.reshape([0, c * hh, w]).transpose([0, 2, 1])  # b, w, 8
+            o, _ = self.lstm(h)
+            logits = self.fc(o)
+            return F.softmax(logits, -1), paddle.argmax(logits, -1)
+
     feeds = {
+        "break": (Break, {"x": rng.uniform(0, 1, (2, 3)).astype("float32"),
+                          "n": np.array([9], "int64")}),
+        "loss_cf": (LossCF, {"x": rng.uniform(-1, 1, (2, 3)).astype("float32"),
+                             "n": np.array([3], "int64")}),
+        "ops2": (Ops2, {"x": rng.uniform(-1, 1, (2, 4)).astype("float32"),
+                        "idx2": np.array([[0, 1], [1, 3]], "int64"),
+                        "upd": rng.uniform(-1, 1, (2, 4)).astype("float32")}),
+        "crnn": (CRNN, {"x": rng.uniform(-1, 1, (2, 1, 4, 7)).astype("float32")}),
         "encoder": (Encoder, {"ids": np.array([[3, 5, 7, 0, 0, 0], [1, 2, 3, 4, 5, 6]], "int64")}),
         "gpt": (GPT, {"x": rng.uniform(-1, 1, (2, 5, 8)).astype("float32")}),
         "ops": (Ops, {"x": rng.uniform(-1, 1, (2, 4, 3, 3)).astype("float32"),
@@ -145,7 +211,7 @@ def build(name):
     return cls(), f
 
 
-MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop"]
+MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2", "crnn"]
 
 
 def worker(name, out):
