@@ -16,7 +16,8 @@ MODELS = sorted(p.name for p in GOLDEN.iterdir() if (p / "model.json").exists())
 
 
 def test_the_goldens_are_there_and_small():
-    assert {"encoder", "gpt", "ops", "rnns", "unet", "loop"} <= set(MODELS)
+    assert {"encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2",
+            "crnn"} <= set(MODELS)
     assert sum(f.stat().st_size for f in GOLDEN.rglob("*") if f.is_file()) < 2_000_000
 
 
@@ -60,3 +61,20 @@ def test_loop_trip_count_follows_the_data():
         assert int(i[0]) == n
         np.testing.assert_allclose(s, ws, rtol=1e-5)
         np.testing.assert_allclose(p, wp, rtol=1e-5)
+
+
+@pytest.mark.parametrize("shift", [0.0, -2.0])  # the if's then branch, then the else branch
+def test_grad_check_through_while_and_if(tmp_path, shift):
+    from click.testing import CliRunner
+
+    from pyir.cli.main import main
+
+    feeds = dict(np.load(GOLDEN / "loss_cf" / "inputs.npz"))
+    feeds["x"] = (feeds["x"] + shift).astype("float32")
+    np.savez(tmp_path / "in.npz", **feeds)
+    result = CliRunner().invoke(main, ["grad", str(GOLDEN / "loss_cf" / "model.json"),
+                                       "--check", "--feed", str(tmp_path / "in.npz"),
+                                       "--max-elements", "6"])
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.output.splitlines() if "@GRAD:" in ln]
+    assert len(lines) == 3 and all(ln.endswith("ok") for ln in lines)
