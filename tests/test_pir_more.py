@@ -12,7 +12,11 @@ import pytest
 from pyir.files import run_model
 
 GOLDEN = pathlib.Path(__file__).parent / "golden_pir_more"
-MODELS = sorted(p.name for p in GOLDEN.iterdir() if (p / "model.json").exists())
+# not yet read: PIR tensor arrays (1.t_dense_tensor_array, create_array / array_write_ /
+# array_length / array_to_tensor); docs/pir-json.md
+REFUSED = {"array"}
+MODELS = sorted(p.name for p in GOLDEN.iterdir()
+                if (p / "model.json").exists() and p.name not in REFUSED)
 
 
 def test_the_goldens_are_there_and_small():
@@ -78,3 +82,12 @@ def test_grad_check_through_while_and_if(tmp_path, shift):
     assert result.exit_code == 0, result.output
     lines = [ln for ln in result.output.splitlines() if "@GRAD:" in ln]
     assert len(lines) == 3 and all(ln.endswith("ok") for ln in lines)
+
+
+def test_a_pir_tensor_array_is_refused_by_name():
+    from pyir.errors import FormatError
+
+    feeds = dict(np.load(GOLDEN / "array" / "inputs.npz"))
+    with pytest.raises(FormatError, match="1.t_dense_tensor_array.*not supported") as e:
+        run_model(str(GOLDEN / "array" / "model.json"), feeds)
+    assert "create_array" in str(e.value)

@@ -189,7 +189,20 @@ def build(name):
             logits = self.fc(o)
             return F.softmax(logits, -1), paddle.argmax(logits, -1)
 
+    class Array(nn.Layer):
+        def forward(self, x, n):
+            i = paddle.zeros([1], "int64")
+            outs = []
+            h = x
+            while i < n:
+                h = h * 0.5 + 1.0
+                outs.append(h)
+                i = i + 1
+            return paddle.stack(outs, 0).sum(0), h
+
     feeds = {
+        "array": (Array, {"x": rng.uniform(0, 1, (2, 3)).astype("float32"),
+                          "n": np.array([4], "int64")}),
         "break": (Break, {"x": rng.uniform(0, 1, (2, 3)).astype("float32"),
                           "n": np.array([9], "int64")}),
         "loss_cf": (LossCF, {"x": rng.uniform(-1, 1, (2, 3)).astype("float32"),
@@ -211,7 +224,7 @@ def build(name):
     return cls(), f
 
 
-MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2", "crnn"]
+MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2", "crnn", "array"]
 
 
 def worker(name, out):
