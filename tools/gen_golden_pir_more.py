@@ -224,7 +224,7 @@ def build(name):
     return cls(), f
 
 
-MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2", "crnn", "array"]
+MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2", "crnn", "array", "static"]
 
 
 def worker(name, out):
@@ -247,6 +247,34 @@ def worker(name, out):
         f.unlink()
 
 
+def static_worker(out):
+    """`paddle.static.save_inference_model` of a static-graph program (PIR in default mode)."""
+    import numpy as np
+    import paddle
+    import paddle.nn.functional as F
+
+    paddle.enable_static()
+    paddle.seed(7)
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    main_p, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main_p, startup):
+        x = paddle.static.data("x", [-1, 6], "float32")
+        h = paddle.nn.Linear(6, 8)(x)
+        h = F.layer_norm(F.silu(h), [8])
+        logits = paddle.nn.Linear(8, 4)(h)
+        prob = F.softmax(logits, -1)
+        top = paddle.argmax(logits, -1)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    feeds = {"x": np.random.default_rng(7).uniform(-1, 1, (3, 6)).astype("float32")}
+    res = exe.run(main_p, feed=feeds, fetch_list=[prob, top])
+    paddle.static.save_inference_model(str(out / "model"), [x], [prob, top], exe,
+                                       program=main_p)
+    np.savez(out / "inputs.npz", **feeds)
+    np.savez(out / "expected.npz", **{f"out{i}": r for i, r in enumerate(res)})
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only")
@@ -254,7 +282,7 @@ def main():
     ap.add_argument("--worker")
     a = ap.parse_args()
     if a.worker:
-        return worker(a.worker, a.out)
+        return static_worker(a.out) if a.worker == "static" else worker(a.worker, a.out)
     root = pathlib.Path(a.out) if a.out else OUT
     for name in [a.only] if a.only else MODELS:
         d = root / name
