@@ -200,7 +200,24 @@ def build(name):
                 i = i + 1
             return paddle.stack(outs, 0).sum(0), h
 
+    class Ops3(nn.Layer):
+        def forward(self, x, idx):
+            ms = paddle.masked_select(x, x > 0)
+            mf = paddle.where(x < 0, paddle.full_like(x, 0.25), x)  # masked_fill: not read
+            ta = paddle.take_along_axis(x, idx, 1)
+            pa = paddle.put_along_axis(x, idx, 9.0, 1)
+            ri = paddle.repeat_interleave(x, 2, axis=1)
+            so = paddle.sort(x, axis=1)
+            tu = paddle.triu(x, 1)
+            ls = paddle.linspace(0, 1, 5)
+            fd = paddle.floor_divide(paddle.cast(x * 10, "int64"), paddle.full([1], 3, "int64"))
+            nz = paddle.nonzero(x > 0.3)
+            cl = paddle.clip(x, -0.2, 0.2)
+            return ms, mf, ta, pa, ri, so, tu, ls, fd, nz, cl
+
     feeds = {
+        "ops3": (Ops3, {"x": rng.uniform(-1, 1, (2, 4)).astype("float32"),
+                        "idx": np.array([[0, 2], [3, 1]], "int64")}),
         "array": (Array, {"x": rng.uniform(0, 1, (2, 3)).astype("float32"),
                           "n": np.array([4], "int64")}),
         "break": (Break, {"x": rng.uniform(0, 1, (2, 3)).astype("float32"),
@@ -224,7 +241,7 @@ def build(name):
     return cls(), f
 
 
-MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2", "crnn", "array", "static"]
+MODELS = ["encoder", "gpt", "ops", "rnns", "unet", "loop", "break", "loss_cf", "ops2", "crnn", "array", "static", "ops3"]
 
 
 def worker(name, out):

@@ -56,6 +56,7 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "logical_not": ("logical_not", _UN),
     "matmul": ("matmul_v2", {"transpose_x": "trans_x", "transpose_y": "trans_y"}),
     "bmm": ("bmm", {}),
+    "repeat_interleave": ("repeat_interleave", {"repeats": "Repeats", "axis": "dim"}),
     "einsum": ("einsum", {"x": "Operands", "out": "Out", "inner_cache": "",
                           "xshape": ""}),
     # activations and unary math
