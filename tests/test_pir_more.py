@@ -12,11 +12,10 @@ import pytest
 from pyir.files import run_model
 
 GOLDEN = pathlib.Path(__file__).parent / "golden_pir_more"
-# not yet read: PIR tensor arrays (1.t_dense_tensor_array, create_array / array_write_ /
-# array_length / array_to_tensor); docs/pir-json.md
-REFUSED = {"array"}
-MODELS = sorted(p.name for p in GOLDEN.iterdir()
-                if (p / "model.json").exists() and p.name not in REFUSED)
+# array/refused.json (not model.json, so the all-goldens checks pass it by): a PIR tensor
+# array (1.t_dense_tensor_array, create_array / array_write_ / array_length /
+# array_to_tensor), not read yet; docs/pir-json.md
+MODELS = sorted(p.name for p in GOLDEN.iterdir() if (p / "model.json").exists())
 
 
 def test_the_goldens_are_there_and_small():
@@ -89,5 +88,5 @@ def test_a_pir_tensor_array_is_refused_by_name():
 
     feeds = dict(np.load(GOLDEN / "array" / "inputs.npz"))
     with pytest.raises(FormatError, match="1.t_dense_tensor_array.*not supported") as e:
-        run_model(str(GOLDEN / "array" / "model.json"), feeds)
+        run_model(str(GOLDEN / "array" / "refused.json"), feeds)
     assert "create_array" in str(e.value)
