@@ -90,3 +90,19 @@ def test_a_pir_tensor_array_is_refused_by_name():
     with pytest.raises(FormatError, match="1.t_dense_tensor_array.*not supported") as e:
         run_model(str(GOLDEN / "array" / "refused.json"), feeds)
     assert "create_array" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["ops3", "encoder", "break"])  # linspace's place; arange's
+def test_convert_to_legacy_and_back_to_json_runs_the_same(name, tmp_path):  # casts; while
+    from pyir.files.convert import convert_model
+
+    legacy = tmp_path / "legacy" / "model.pdmodel"
+    convert_model(str(GOLDEN / name / "model.json"), str(legacy))
+    back = tmp_path / "pir" / "model.json"
+    convert_model(str(legacy), str(back))
+    assert back.read_bytes()[:1] == b"{"
+    feeds = dict(np.load(GOLDEN / name / "inputs.npz"))
+    data = np.load(GOLDEN / name / "expected.npz")
+    outs = list(run_model(str(back), feeds).outputs.values())
+    for i, got in enumerate(outs):
+        np.testing.assert_allclose(got, data[f"out{i}"], rtol=1e-4, atol=1e-5)

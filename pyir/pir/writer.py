@@ -309,6 +309,8 @@ class _Writer:
                 value = self.block.var(first_out).dtype  # arange's dtype: its result's
             if value is None:
                 value = default
+            if value is None and kind == "1.a_place":  # linspace's has no default in
+                value = [0, 0, ""]                     # pd_op.h: the undefined place
             if value is None:
                 raise self.error(f"PIR attribute {pir_name!r} of pd_op.{pd} has no value", op)
             attrs.append((pir_name, _attr(kind, value)))
