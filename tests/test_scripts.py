@@ -60,6 +60,24 @@ def test_script_gives_paddles_numbers(name, tmp_path):
     assert not problems, "\n".join(problems)
 
 
+# files a script saves that `pyir run` reads back: script -> (model, feed, golden key, rows)
+SAVED_MODELS = {
+    "s06_jit_save_load": ("export/linear_net.pdmodel", "export/x.npy", "expected", 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVED_MODELS))
+def test_saved_model_runs_with_pyir_run(name, tmp_path):
+    """`paddle.jit.save` in a script, then `pyir run` of the file: Paddle's predictions."""
+    model, feed, key, rows = SAVED_MODELS[name]
+    run_script(name, tmp_path)
+    result = cli("run", tmp_path / model, "--feed", tmp_path / feed, "-o", tmp_path / "o.npz")
+    assert result.exit_code == 0, result.output
+    with np.load(tmp_path / "o.npz") as got, np.load(GOLDEN / f"{name}.npz") as golden:
+        (out,) = [got[k] for k in got.files]
+        np.testing.assert_allclose(out, golden[key][:rows], rtol=RTOL, atol=ATOL)
+
+
 def test_every_script_has_a_golden():
     assert len(NAMES) >= 14
     assert sorted(p.stem for p in GOLDEN.glob("*.npz")) == NAMES

@@ -186,19 +186,17 @@ class Model:
 
     def evaluate(self, eval_data, batch_size: int = 1, log_freq: int = 10, verbose: int = 2,
                  num_workers: int = 0, callbacks=None, num_samples=None) -> dict:
-        """{"loss": [mean loss per loss output], <metric name>: value} over eval_data."""
+        """{"loss": [each loss output of the last batch], <metric name>: value accumulated
+        over eval_data}: Paddle reports the loss of the last batch, not a mean over batches."""
         loader = self._loader(eval_data, batch_size, False, False)
         self._reset_metrics()
-        sums, count = None, 0
+        logs = {}
         for batch in loader:
             inputs, labels = self._split(batch)
             result = self.eval_batch(inputs, labels)
             losses = (result[0] if isinstance(result, tuple) else result) if self._loss else []
             if losses:
-                means = [float(np.mean(v)) for v in losses]
-                sums = means if sums is None else [a + b for a, b in zip(sums, means)]
-                count += 1
-        logs = {"loss": [s / count for s in sums]} if sums else {}
+                logs["loss"] = [float(np.mean(v)) for v in losses]
         for metric in self._metrics:
             logs.update(zip(_as_list(metric.name()), _as_list(metric.accumulate())))
         if verbose:

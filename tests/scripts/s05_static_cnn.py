@@ -19,7 +19,7 @@ labels = rng.integers(0, 3, size=(12, 1)).astype("int64")
 class ConvNet(nn.Layer):
     def __init__(self):
         super().__init__()
-        self.conv = nn.Conv2D(2, 4, 3, padding=1)
+        self.conv = nn.Conv2D(2, 4, 3, padding=1, bias_attr=False)  # BatchNorm follows
         self.bn = nn.BatchNorm2D(4)
         self.pool = nn.MaxPool2D(2, 2)
         self.fc = nn.Linear(4 * 3 * 3, 3)
