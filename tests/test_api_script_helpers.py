@@ -202,3 +202,19 @@ def test_summary_counts_what_paddle_counts(eager, capsys):
     assert rows == [f"Linear-{int(net.fc.full_name().split('_')[-1]) + 1}"]
     lone = pyir.nn.Linear(2, 2)  # a network without sublayers is its own row
     assert pyir.summary(lone, (1, 2))["total_params"] == 6
+
+
+def test_layer_parameters_follow_the_default_dtype(eager):
+    """Paddle's layer helper gives a parameter without a dtype the global default dtype."""
+    pyir.set_default_dtype("float64")
+    try:
+        lin = pyir.nn.Linear(2, 2)
+        own = pyir.nn.Layer().create_parameter([3])
+        bn = pyir.nn.BatchNorm1D(2)
+        assert lin.weight.dtype == lin.bias.dtype == own.dtype == pyir.float64
+        assert bn._mean.dtype == pyir.float64
+        assert lin(pyir.to_tensor([[1.0, 2.0]])).dtype == pyir.float64
+    finally:
+        pyir.set_default_dtype("float32")
+    assert pyir.nn.Linear(2, 2).weight.dtype == pyir.float32
+    assert pyir.nn.Layer().create_parameter([1], dtype="float64").dtype == pyir.float64
