@@ -218,3 +218,19 @@ def test_layer_parameters_follow_the_default_dtype(eager):
         pyir.set_default_dtype("float32")
     assert pyir.nn.Linear(2, 2).weight.dtype == pyir.float32
     assert pyir.nn.Layer().create_parameter([1], dtype="float64").dtype == pyir.float64
+
+
+def test_model_fit_steps_the_schedule_every_batch(eager):
+    """Paddle's fit steps an optimizer's LRScheduler after each training batch (its default
+    LRScheduler callback); evaluate reports the last batch's loss."""
+    net = pyir.nn.Linear(2, 2)
+    model = pyir.Model(net)
+    sched = pyir.optimizer.lr.StepDecay(learning_rate=0.1, step_size=1, gamma=0.5)
+    model.prepare(pyir.optimizer.SGD(sched, parameters=net.parameters()),
+                  pyir.nn.CrossEntropyLoss())
+    data = pyir.io.TensorDataset([pyir.ones([6, 2]), pyir.zeros([6, 1], "int64")])
+    model.fit(data, batch_size=2, epochs=2, shuffle=False, verbose=0)
+    assert sched.last_epoch == 6 and sched.get_lr() == pytest.approx(0.1 * 0.5 ** 6)
+    last = model.eval_batch([np.ones((2, 2), "float32")], [np.zeros((2, 1), "int64")])
+    result = model.evaluate(data, batch_size=4, verbose=0)  # batches of 4 and 2 rows
+    assert result["loss"] == [pytest.approx(float(np.mean(last[0])), rel=1e-6)]

@@ -17,6 +17,7 @@ from .. import framework
 from ..eager import Tensor, no_grad, to_tensor
 from ..errors import PyirError
 from ..io import DataLoader
+from ..optimizer._lr_base import LRScheduler
 from ..serialization import load as load_file
 from ..serialization import save as save_file
 from ..tensor.math import add_n
@@ -167,6 +168,7 @@ class Model:
                 inputs, labels = self._split(batch)
                 update = (step + 1) % accumulate_grad_batches == 0
                 result = self.train_batch(inputs, labels, update=update)
+                self._step_schedule()
                 losses = result[0] if isinstance(result, tuple) else result
                 steps += 1
                 if verbose == 2 and log_freq and (step + 1) % log_freq == 0:
@@ -183,6 +185,13 @@ class Model:
                 break
         if save_dir is not None:
             self.save(f"{save_dir}/final")
+
+    def _step_schedule(self) -> None:
+        """Paddle's fit adds an LRScheduler callback (by_step=True) unless given one: an
+        optimizer on a schedule steps it after every training batch."""
+        rate = getattr(self._optimizer, "_learning_rate", None)
+        if isinstance(rate, LRScheduler):
+            rate.step()
 
     def evaluate(self, eval_data, batch_size: int = 1, log_freq: int = 10, verbose: int = 2,
                  num_workers: int = 0, callbacks=None, num_samples=None) -> dict:
