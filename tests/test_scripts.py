@@ -64,6 +64,8 @@ def test_script_gives_paddles_numbers(name, tmp_path):
 # files a script saves that `pyir run` reads back: script -> (model, feed, golden key, rows)
 SAVED_MODELS = {
     "s06_jit_save_load": ("export/linear_net.pdmodel", "export/x.npy", "expected", 3),
+    "s34_jit_save_sequence_model": ("export/conv.pdmodel", "export/x.npy", "conv_expected",
+                                    3),
 }
 
 

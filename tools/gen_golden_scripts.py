@@ -26,7 +26,8 @@ import tempfile
 # because in 3.3.1's legacy mode some functions (`paddle.sum`, `paddle.exp`) accept only PIR
 # values. The numbers do not depend on the mode; pyir has only one.
 LEGACY = {"s04_static_fc_inference", "s05_static_cnn", "s06_jit_save_load",
-          "s10_static_py_func", "s21_static_layers_io", "s30_static_default_programs"}
+          "s10_static_py_func", "s21_static_layers_io", "s30_static_default_programs",
+          "s34_jit_save_sequence_model"}
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "scripts"
