@@ -1,6 +1,7 @@
-"""Export a sequence model: a Conv1D + attention-pooling classifier (Paddle 3.3.1's legacy
-jit.save fails on its own LSTM and TransformerEncoderLayer, so those are not exported here), each with paddle.jit.save and an InputSpec with a free batch size, then
-paddle.jit.load and compare; the files also run under `pyir run`."""
+"""Export a sequence model: a Conv1D + attention-pooling classifier saved with
+paddle.jit.save and an InputSpec with a free batch size, then paddle.jit.load and compare;
+the file also runs under `pyir run`. (Paddle 3.3.1's legacy jit.save fails on its own LSTM
+and TransformerEncoderLayer, so those are not exported here.)"""
 
 import numpy as np
 
