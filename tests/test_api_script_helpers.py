@@ -234,3 +234,25 @@ def test_model_fit_steps_the_schedule_every_batch(eager):
     last = model.eval_batch([np.ones((2, 2), "float32")], [np.zeros((2, 1), "int64")])
     result = model.evaluate(data, batch_size=4, verbose=0)  # batches of 4 and 2 rows
     assert result["loss"] == [pytest.approx(float(np.mean(last[0])), rel=1e-6)]
+
+
+def test_parameter_groups_learning_rate_regularizer_and_clip(eager):
+    """As Paddle's _add_param_group: a group's learning_rate (default 1) replaces the
+    parameter's ParamAttr multiplier, its weight_decay (default: the optimizer's) replaces the
+    parameter's own regularizer, and a global-norm clip sees one group at a time."""
+    a = pyir.nn.Linear(2, 1, weight_attr=pyir.ParamAttr(
+        learning_rate=0.5, regularizer=pyir.regularizer.L1Decay(1.0)), bias_attr=False)
+    b = pyir.nn.Linear(2, 1, weight_attr=pyir.ParamAttr(learning_rate=0.5), bias_attr=False)
+    wa, wb = np.array([[3.0], [4.0]], "float32"), np.array([[1.0], [0.0]], "float32")
+    a.weight.set_value(wa)
+    b.weight.set_value(wb)
+    opt = pyir.optimizer.SGD(
+        0.1, parameters=[{"params": a.parameters(), "learning_rate": 0.2},
+                         {"params": b.parameters(), "weight_decay": 0.5}],
+        grad_clip=pyir.nn.ClipGradByGlobalNorm(1.0))
+    x = pyir.to_tensor(np.array([[1.0, 2.0]], "float32"))
+    (a(x) + b(x)).sum().backward()   # both gradients are [1, 2], norm sqrt(5) per group
+    opt.step()
+    g = np.array([[1.0], [2.0]], "float32") / np.sqrt(5.0)
+    np.testing.assert_allclose(a.weight.numpy(), wa - 0.1 * 0.2 * g, rtol=1e-6)  # no L1
+    np.testing.assert_allclose(b.weight.numpy(), wb - 0.1 * (g + 0.5 * wb), rtol=1e-6)
