@@ -30,6 +30,7 @@ At = paddle.to_tensor(A_np, stop_gradient=False)
 
 results = {
     "normal_logp": n1.log_prob(value).numpy(), "normal_entropy": n1.entropy().numpy(),
+    "normal_kl": kl_divergence(n1, n2).numpy(),
     "normal_mean": n1.mean.numpy(), "normal_var": n1.variance.numpy(),
     "cat_logp": cat.log_prob(paddle.to_tensor(np.array([1, 2]))).numpy(),
     "cat_entropy": cat.entropy().numpy(), "cat_probs": cat.probs(paddle.to_tensor(
