@@ -306,8 +306,9 @@ def test_optimizer_refusals():
         O.Adam(sched.StepDecay(0.1, 2)).set_lr(0.1)
     with pytest.raises(BuildError, match="SGD: eager updates need the parameters"):
         O.SGD(0.1).step()
-    with pytest.raises(BuildError, match="parameter groups support 'params' and 'weight_decay'"):
-        O.SGD(0.1, parameters=[{"params": [], "learning_rate": 0.5}])
+    with pytest.raises(BuildError, match="parameter groups support 'params', 'weight_decay' "
+                                         "and 'learning_rate'"):
+        O.SGD(0.1, parameters=[{"params": [], "beta1": 0.5}])
     with pytest.raises(BuildError, match=r"Rprop: etas must be 0 < etas\[0\] < 1 < etas\[1\]"):
         O.Rprop(0.1, etas=(1.5, 1.2))
     with pytest.raises(BuildError, match=r"NAdam: beta2 must be a number in \[0, 1\)"):

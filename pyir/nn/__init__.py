@@ -3,7 +3,7 @@ normalization, activation, containers, recurrent, transformer), losses, gradient
 (`ClipGradBy*`), `initializer` and `functional`."""
 
 from .. import unsupported as _unsupported
-from . import clip, functional, initializer, loss  # noqa: F401
+from . import clip, functional, initializer, loss, utils  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from .decode import *  # noqa: F401,F403
 from .layer_base import Layer

@@ -17,6 +17,7 @@ from .. import framework
 from ..eager import Tensor, no_grad, to_tensor
 from ..errors import PyirError
 from ..io import DataLoader
+from ..optimizer._lr_base import LRScheduler
 from ..serialization import load as load_file
 from ..serialization import save as save_file
 from ..tensor.math import add_n
@@ -167,6 +168,7 @@ class Model:
                 inputs, labels = self._split(batch)
                 update = (step + 1) % accumulate_grad_batches == 0
                 result = self.train_batch(inputs, labels, update=update)
+                self._step_schedule()
                 losses = result[0] if isinstance(result, tuple) else result
                 steps += 1
                 if verbose == 2 and log_freq and (step + 1) % log_freq == 0:
@@ -184,21 +186,26 @@ class Model:
         if save_dir is not None:
             self.save(f"{save_dir}/final")
 
+    def _step_schedule(self) -> None:
+        """Paddle's fit adds an LRScheduler callback (by_step=True) unless given one: an
+        optimizer on a schedule steps it after every training batch."""
+        rate = getattr(self._optimizer, "_learning_rate", None)
+        if isinstance(rate, LRScheduler):
+            rate.step()
+
     def evaluate(self, eval_data, batch_size: int = 1, log_freq: int = 10, verbose: int = 2,
                  num_workers: int = 0, callbacks=None, num_samples=None) -> dict:
-        """{"loss": [mean loss per loss output], <metric name>: value} over eval_data."""
+        """{"loss": [each loss output of the last batch], <metric name>: value accumulated
+        over eval_data}: Paddle reports the loss of the last batch, not a mean over batches."""
         loader = self._loader(eval_data, batch_size, False, False)
         self._reset_metrics()
-        sums, count = None, 0
+        logs = {}
         for batch in loader:
             inputs, labels = self._split(batch)
             result = self.eval_batch(inputs, labels)
             losses = (result[0] if isinstance(result, tuple) else result) if self._loss else []
             if losses:
-                means = [float(np.mean(v)) for v in losses]
-                sums = means if sums is None else [a + b for a, b in zip(sums, means)]
-                count += 1
-        logs = {"loss": [s / count for s in sums]} if sums else {}
+                logs["loss"] = [float(np.mean(v)) for v in losses]
         for metric in self._metrics:
             logs.update(zip(_as_list(metric.name()), _as_list(metric.accumulate())))
         if verbose:

@@ -135,7 +135,8 @@ class Layer:
                          default_initializer=None):
         """A parameter named `<full_name>.w_N` (`.b_N` for biases), initialized by attr's
         initializer, else the global one, else `default_initializer`, else Xavier (zeros for
-        biases). attr=False gives None.
+        biases). attr=False gives None. Without a dtype it has the default float dtype
+        (`set_default_dtype`), as in Paddle, whose layer helper ignores the layer's own dtype.
 
         Example:
             >>> self.w = self.create_parameter([4, 2])
@@ -143,7 +144,8 @@ class Layer:
         attr = to_param_attr(attr)
         if attr is None:
             return None
-        return create_parameter(shape, dtype or self._dtype, attr, name_stem=self._full_name,
+        return create_parameter(shape, dtype or dtypes.default_float(), attr,
+                                name_stem=self._full_name,
                                 suffix="b" if is_bias else "w",
                                 default_initializer=default_initializer, is_bias=is_bias)
 

@@ -10,6 +10,7 @@ import numpy as np
 from .. import framework
 from ..eager import Tensor, no_grad
 from ..errors import PyirError
+from .layers_container import LayerList, Sequential
 
 
 def _input_shapes(input_size) -> list[tuple]:
@@ -57,19 +58,30 @@ def summary(net, input_size=None, dtypes=None, input=None) -> dict:  # noqa: A00
         inputs = [Tensor(np.zeros(s, np.dtype(k or "float32"))) for s, k in zip(shapes, kinds)]
     else:
         inputs = list(input) if isinstance(input, (list, tuple)) else [input]
-    rows, handles, counts = [], [], {}
+    rows, handles = {}, []
 
     def record(layer, layer_inputs, output):
-        kind = type(layer).__name__
-        counts[kind] = counts.get(kind, 0) + 1
-        own = layer.parameters(include_sublayers=False)
-        rows.append((f"{kind}-{counts[kind]}", [_shape_of(i) for i in layer_inputs],
-                     _shape_of(output), sum(int(p.size) for p in own)))
+        # Paddle's row key: the class and the layer's name number + 1 (linear_3 -> Linear-4);
+        # a layer called twice keeps one row
+        try:
+            number = int(layer.full_name().split("_")[-1])
+        except ValueError:
+            number = len(rows)
+        own = [p for p in layer._parameters.values() if p is not None]
+        trainable = sum(int(p.size) for p in own
+                        if getattr(p, "trainable", True) and not p.stop_gradient)
+        rows[f"{type(layer).__name__}-{number + 1}"] = (
+            [_shape_of(i) for i in layer_inputs], _shape_of(output),
+            sum(int(p.size) for p in own), trainable)
 
-    # Leaf layers only, as Paddle lists them (a container's row would repeat its children).
-    leaves = [layer for _, layer in net.named_sublayers(include_self=True)
-              if not layer.sublayers()]
-    for layer in leaves or [net]:
+    # As Paddle: every layer but Sequential / LayerList containers and the network itself
+    # (unless it has no sublayers) gets a row with its own parameters; the totals add the
+    # rows, so parameters of a layer forward never calls (a ParameterList, an unused head)
+    # are not counted.
+    sublayers = net.sublayers()
+    for layer in [*sublayers, net]:
+        if isinstance(layer, (Sequential, LayerList)) or (layer is net and sublayers):
+            continue
         handles.append(layer.register_forward_post_hook(record))
     try:
         with no_grad():
@@ -77,9 +89,8 @@ def summary(net, input_size=None, dtypes=None, input=None) -> dict:  # noqa: A00
     finally:
         for handle in handles:
             handle.remove()
-    params = net.parameters()
-    total = sum(int(p.size) for p in params)
-    trainable = sum(int(p.size) for p in params if not p.stop_gradient)
+    total = sum(row[2] for row in rows.values())
+    trainable = sum(row[3] for row in rows.values())
     _print_table(rows, total, trainable)
     return {"total_params": total, "trainable_params": trainable}
 
@@ -90,7 +101,7 @@ def _print_table(rows, total: int, trainable: int) -> None:
     print(line)
     print(f"{'Layer (type)':^18} {'Input Shape':^20} {'Output Shape':^20} {'Param #':^12}")
     print("=" * width)
-    for name, in_shape, out_shape, count in rows:
+    for name, (in_shape, out_shape, count, _) in rows.items():
         print(f"{name:^18} {str(in_shape):^20} {str(out_shape):^20} {count:^12,}")
     print("=" * width)
     print(f"Total params: {total:,}")

@@ -133,14 +133,41 @@ class Optimizer:
         return False
 
     def _regularizer_for(self, param):
-        """The parameter's own regularizer, else its group's, else the optimizer's."""
-        own = getattr(param, "regularizer", None)
-        if own is not None:
-            return own
+        """For a parameter given in a group, the group's weight_decay (default: the
+        optimizer's), which replaces the parameter's own: Paddle's `_add_param_group` sets
+        `param.regularizer` from it. Otherwise the parameter's own regularizer, else the
+        optimizer's."""
         group = self._group_of.get(id(param))
-        if group is not None and "weight_decay" in group:
-            return as_regularizer(group["weight_decay"], type(self).__name__)
-        return self._regularization
+        if group is not None:
+            return as_regularizer(group.get("weight_decay", self._regularization),
+                                  type(self).__name__)
+        own = getattr(param, "regularizer", None)
+        return own if own is not None else self._regularization
+
+    def _clip_by_group(self, params_grads: list) -> list:
+        """Eager clipping. Paddle steps each parameter group on its own, so a group's
+        grad_clip (default: the optimizer's) sees only that group's gradients (a global norm
+        is per group)."""
+        if not self._group_of:
+            return params_grads if self._grad_clip is None else \
+                _clip_eager(self._grad_clip, params_grads)
+        parts: dict = {}
+        for pair in params_grads:
+            parts.setdefault(id(self._group_of.get(id(pair[0]))), []).append(pair)
+        clipped = []
+        for part in parts.values():
+            clip = (self._group_of.get(id(part[0][0])) or {}).get("grad_clip", self._grad_clip)
+            clipped.extend(part if clip is None else _clip_eager(clip, part))
+        return clipped
+
+    def _lr_scale(self, param) -> float:
+        """The parameter's learning-rate multiplier: its group's `learning_rate` (default 1,
+        replacing ParamAttr(learning_rate=...), as Paddle's `_add_param_group` sets
+        `optimize_attr`), else its own."""
+        group = self._group_of.get(id(param))
+        if group is not None:
+            return _scale_number(group.get("learning_rate", 1.0), param)
+        return _param_lr_scale(param)
 
     # --- static -----------------------------------------------------------------------------
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
@@ -216,7 +243,7 @@ class Optimizer:
     def _param_lr_static(self, param, lr, block):
         """A parameter's own learning rate (`ParamAttr(learning_rate=s)`, Paddle's
         `optimize_attr`): the global one scaled by s with a `scale` op, as Paddle appends it."""
-        scale = _param_lr_scale(param)
+        scale = self._lr_scale(param)
         if scale == 1.0:
             return lr
         out = block.create_var(unique_name.generate("tmp"), "float32", list(lr.shape))
@@ -311,8 +338,7 @@ class Optimizer:
 
     def _apply_eager(self, params_grads: list) -> None:
         with no_grad():
-            if self._grad_clip is not None:
-                params_grads = _clip_eager(self._grad_clip, params_grads)
+            params_grads = self._clip_by_group(params_grads)
             lr = Tensor(np.array(self.get_lr(), np.float32))
             self._make_eager_accumulators([p for p, _ in params_grads])
             param_slot, grad_slot, lr_slot, out_slot = self._io
@@ -322,7 +348,7 @@ class Optimizer:
                 if regularizer is not None:
                     grad = run_op("sum", {"X": [grad, regularizer.eager_term(param)]})["Out"]
                 acc = self._eager_accumulators(param)
-                scale = _param_lr_scale(param)
+                scale = self._lr_scale(param)
                 param_lr = lr if scale == 1.0 else \
                     run_op("scale", {"X": lr}, {"scale": scale})["Out"]
                 if self._eager_update(param, grad, param_lr, acc):
@@ -424,7 +450,10 @@ def _param_lr_scale(param) -> float:
     """The learning-rate multiplier of a parameter (`optimize_attr['learning_rate']`, set
     from ParamAttr(learning_rate=...)); 1.0 when it has none."""
     attr = getattr(param, "optimize_attr", None) or {}
-    scale = attr.get("learning_rate", 1.0)
+    return _scale_number(attr.get("learning_rate", 1.0), param)
+
+
+def _scale_number(scale, param) -> float:
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise BuildError(f"parameter {param.name}: optimize_attr['learning_rate'] must be a "
                          f"number, got {type(scale).__name__}")
@@ -453,9 +482,9 @@ def _flatten_groups(parameters, who: str) -> tuple[list | None, dict]:
             if "params" not in item:
                 raise BuildError(f"{who}: a parameter group needs a 'params' list")
             unknown = set(item) - {"params", "weight_decay", "learning_rate", "grad_clip"}
-            if unknown or "learning_rate" in item and item["learning_rate"] != 1.0:
-                raise BuildError(f"{who}: parameter groups support 'params' and "
-                                 f"'weight_decay' only in pyir, got {sorted(item)}")
+            if unknown:
+                raise BuildError(f"{who}: parameter groups support 'params', 'weight_decay' "
+                                 f"and 'learning_rate' in pyir, got {sorted(item)}")
             options = {k: v for k, v in item.items() if k != "params"}
             for param in item["params"]:
                 flat.append(param)
