@@ -364,8 +364,8 @@ def resolve_id(callable_id: int, where: Where) -> Callable:
             return resolve(target, where) if isinstance(target, str) else target
     raise CallableError(f"refused: Paddle callable id {callable_id} only meant something in "
                         f"the process that built this program; bind it to a registered "
-                        f"callable with `--bind-id {callable_id}=module:name` (pyir run, grad, map) "
-                        f"or, in Python, `with pyir.callables.bind_ids({{{callable_id}: fn}}): "
+                        f"callable with `--bind-id {callable_id}=module:name` (pyir run, grad, "
+                        f"map) or, in Python, `with pyir.callables.bind_ids({{{callable_id}: fn}}): "
                         f"...`",
                         where.with_(callable=label))
 
