@@ -365,8 +365,8 @@ def resolve_id(callable_id: int, where: Where) -> Callable:
     raise CallableError(f"refused: Paddle callable id {callable_id} only meant something in "
                         f"the process that built this program; bind it to a registered "
                         f"callable with `--bind-id {callable_id}=module:name` (pyir run, grad, "
-                        f"map) or, in Python, `with pyir.callables.bind_ids({{{callable_id}: fn}}): "
-                        f"...`",
+                        f"map) or, in Python, "
+                        f"`with pyir.callables.bind_ids({{{callable_id}: fn}}): ...`",
                         where.with_(callable=label))
 
 
