@@ -80,7 +80,7 @@ _unsupported_name = _unsupported.module_getattr(__name__,
 # Loaded on first use: parts of the API that only some programs touch, so `import pyir` (and
 # so `pyir run`) does not pay for them. `pyir.nn`, `import pyir.nn` and `from pyir import nn`
 # all work as for any submodule.
-_LAZY_MODULES = ("amp", "base", "distribution", "fft", "fluid", "io", "jit", "metric", "nn",
+_LAZY_MODULES = ("amp", "base", "distributed", "distribution", "fft", "fluid", "io", "jit", "metric", "nn",
                  "optimizer", "signal", "utils", "vision")
 # Top-level names Paddle re-exports from those parts: name -> the module defining it.
 _LAZY_NAMES = {

@@ -26,7 +26,7 @@ LAYERS = [
                         "regularizer",
                         "static", "fluid", "base", "io", "files", "training", "differentiate",
                         "metric", "jit", "serialization", "signal", "vision", "fft", "signal",
-                        "distribution", "control_flow", "utils", "amp"]),
+                        "distribution", "control_flow", "utils", "amp", "distributed"]),
     ("the package and its command line", ["__init__", "__main__", "cli"]),
 ]
 
