@@ -121,6 +121,22 @@ def cuda_places(device_ids=None) -> list:
     return [CPUPlace()] * (len(device_ids) if device_ids else 1)
 
 
+class _Cuda:
+    """`paddle.device.cuda` as a CPU-only Paddle answers it: no CUDA devices, and
+    `empty_cache()` has nothing to free."""
+
+    @staticmethod
+    def device_count() -> int:
+        return 0
+
+    @staticmethod
+    def empty_cache() -> None:
+        return None
+
+
+cuda = _Cuda()
+
+
 # --- streams and events: pyir runs every op synchronously on the CPU ---------------------------
 class Event:
     """A point in time on a stream. pyir's ops finish before they return, so an event is

@@ -181,9 +181,10 @@ def test_import_pyir_does_not_import_ray():
 
 
 def test_paddle_collective_names_point_here():
-    with pytest.raises(pyir.errors.PyirError, match="paddle.distributed.init_parallel_env.*"
-                                                    "Ray"):
-        pyir.distributed.init_parallel_env()
+    with pytest.raises(pyir.errors.PyirError, match="paddle.distributed.all_reduce.*Ray"):
+        pyir.distributed.all_reduce(None)
+    assert pyir.distributed.get_rank() == 0 and pyir.distributed.get_world_size() == 1
+    assert pyir.distributed.init_parallel_env() is None  # one process: nothing to set up
     with pytest.raises(AttributeError):
         pyir.distributed.no_such_name
 

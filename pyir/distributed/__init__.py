@@ -8,8 +8,9 @@ With `workers=0` both run in this process and need no Ray; with `workers > 0` th
 Ray cluster on this machine, or join the one at `address` / $RAY_ADDRESS (`pip install
 'pyir[ray]'`). Only `cluster.py` imports Ray.
 
-This is not Paddle's `paddle.distributed` (process groups, collectives, fleet): those names
-are refused with one line that points here.
+Of Paddle's `paddle.distributed` it has what means something in one process (single.py:
+rank 0 of 1, `init_parallel_env()` a no-op), so scripts that guard logging by rank run; its
+collectives, process groups and fleet are refused with one line that points here.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from ..files.params import write_npz
 from ..files.run import RunResult, run_model
 from . import cluster as _cluster
 from .data_parallel import LocalPool, split_training, train_data_parallel
+from .single import (ParallelEnv, get_rank, get_world_size, init_parallel_env,  # noqa: F401
+                     is_available, is_initialized)
 
 
 @dataclass
@@ -154,10 +157,11 @@ _NOT_PADDLE = ("Paddle's collective training API is not part of pyir; pyir.distr
                "a saved program out with Ray instead: map_files / train, `pyir map`, `pyir run "
                "--workers` (docs/scale-out.md)")
 UNSUPPORTED = {name: _NOT_PADDLE for name in (
-    "init_parallel_env", "get_rank", "get_world_size", "is_initialized", "ParallelEnv",
     "DataParallel", "spawn", "launch", "fleet", "new_group", "barrier", "all_reduce",
     "all_gather", "broadcast", "reduce", "scatter", "alltoall", "send", "recv", "ReduceOp",
-    "shard_tensor", "ProcessMesh")}
+    "shard_tensor", "ProcessMesh", "all_gather_object", "broadcast_object_list", "split",
+    "get_group", "wait", "irecv", "isend", "stream", "rpc", "sharding", "gloo_barrier")}
 __getattr__ = _unsupported.module_getattr(__name__, UNSUPPORTED)
 
-__all__ = ["map_files", "train", "MapResult", "split_training"]
+__all__ = ["map_files", "train", "MapResult", "split_training", "get_rank", "get_world_size",
+           "is_initialized", "is_available", "init_parallel_env", "ParallelEnv"]

@@ -99,12 +99,17 @@ def slice_attrs(items: list) -> dict:
     return attrs
 
 
+class IndexOutOfRange(PyirError, IndexError):
+    """An integer index past the end of an axis. Also an IndexError, so `for row in t`
+    (Python's sequence protocol over __getitem__) ends at the last row, as in Paddle."""
+
+
 def _check_int_bounds(items: list, shape) -> None:
     for axis, item in enumerate(items):
         if isinstance(item, numbers.Integral) and shape[axis] >= 0 and \
                 not -shape[axis] <= item < shape[axis]:
-            raise PyirError(f"index {item} is out of range for axis {axis} of size "
-                            f"{shape[axis]}")
+            raise IndexOutOfRange(f"index {item} is out of range for axis {axis} of size "
+                                  f"{shape[axis]}")
 
 
 # --- reading --------------------------------------------------------------------------------

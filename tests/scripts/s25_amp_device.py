@@ -1,6 +1,7 @@
 """Boilerplate from GPU-first training scripts run on a CPU: set_device / get_device, the
 version, paddle.amp.auto_cast and GradScaler (on a CPU Paddle turns both off and warns, so
-the numbers are float32's), no_grad as a decorator, and paddle.is_tensor / in_dynamic_mode."""
+the numbers are float32's), no_grad as a decorator, paddle.is_tensor / in_dynamic_mode, the
+rank guard of multi-GPU scripts and iterating over a tensor's rows."""
 
 import numpy as np
 
@@ -38,7 +39,13 @@ def predict(inputs):
 
 
 out = predict(x)
+rows = [float(row.sum()) for row in out]     # iterating a tensor yields its rows
+rank, world = paddle.distributed.get_rank(), paddle.distributed.get_world_size()
+if rank == 0:                                # only the first worker writes checkpoints
+    paddle.save(model.state_dict(), "ckpt/last.pdparams")
 results = {
+    "rows": np.array(rows), "rank": rank, "world": world,
+    "n_gpu": paddle.device.cuda.device_count(),
     "device": device, "losses": np.array(losses), "dtypes": np.array(dtypes),
     "pred_stop_gradient": out.stop_gradient, "pred": out.numpy(),
     "is_tensor": paddle.is_tensor(out), "dynamic": paddle.in_dynamic_mode(),
