@@ -45,6 +45,10 @@ def map_structure(fn: Callable, structure):
     return fn(structure)
 
 
+class StaticPyLayerError(BuildError, ValueError):
+    """static_pylayer's arguments do not fit together (Paddle raises ValueError)."""
+
+
 def static_pylayer(forward_fn: Callable, inputs: list, backward_fn: Callable | None = None,
                    name: str | None = None) -> Any:
     """Return `forward_fn(*inputs)` built into a sub-block held by a `pylayer` op.
@@ -105,11 +109,12 @@ def _check_arguments(forward_fn, inputs, backward_fn) -> None:
     if backward_fn is None:
         for v in inputs:
             if isinstance(v, Variable) and not v.stop_gradient:
-                raise BuildError(
+                raise StaticPyLayerError(
                     f"static_pylayer without backward_fn has no gradient, but input {v.name!r} "
-                    f"has stop_gradient=False: pass a backward_fn, or set "
-                    f"{v.name}.stop_gradient = True to treat it as a constant",
-                    Where(var=v.name))
+                    f"has stop_gradient=False (``stop_gradient`` attr of all inputs to "
+                    f"``forward_fn`` are expected to be True, when ``backward_fn == None``): "
+                    f"pass a backward_fn, or set {v.name}.stop_gradient = True to treat it "
+                    f"as a constant", Where(var=v.name))
     else:
         names = [v.name for v in inputs if isinstance(v, Variable)]
         twice = sorted({n for n in names if names.count(n) > 1})
