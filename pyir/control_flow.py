@@ -19,6 +19,7 @@ from functools import partial
 
 import numpy as np
 
+from . import framework
 from .builder import emit
 from .dispatch import out as _out
 from .eager import Tensor
@@ -30,6 +31,15 @@ from .tensor.creation import full
 from .tensor.manipulation import assign, cast
 
 __all__ = ["cond", "while_loop", "case", "switch_case"]
+
+
+class ControlFlowTypeError(BuildError, TypeError):
+    """An argument of cond / while_loop / case / switch_case has the wrong type (Paddle raises
+    TypeError for these, so this is one too)."""
+
+
+class ControlFlowValueError(BuildError, ValueError):
+    """An argument has the right type but a wrong value (Paddle: ValueError)."""
 
 
 def _is_static(value) -> bool:
@@ -239,21 +249,40 @@ def case(pred_fn_pairs, default=None, name: str | None = None):
     Example:
         >>> y = pyir.static.nn.case([(x > 1, f1), (x > 0, f2)], default=f3)
     """
-    if not isinstance(pred_fn_pairs, (list, tuple)) or not pred_fn_pairs:
-        raise BuildError("case: pred_fn_pairs must be a non-empty list of (pred, fn) tuples")
+    if not isinstance(pred_fn_pairs, (list, tuple)):
+        raise ControlFlowTypeError(f"case: pred_fn_pairs must be a list or tuple of (pred, fn) "
+                                   f"tuples, got {type(pred_fn_pairs).__name__}")
+    if not pred_fn_pairs:
+        raise ControlFlowValueError("case: pred_fn_pairs must not be empty")
     for pair in pred_fn_pairs:
         if not isinstance(pair, tuple) or len(pair) != 2 or not callable(pair[1]):
-            raise BuildError(f"case: each element of pred_fn_pairs must be a (pred, callable) "
-                             f"tuple, got {pair!r}")
+            raise ControlFlowTypeError(f"case: each element of pred_fn_pairs must be a (pred, "
+                                       f"callable) tuple, got {pair!r}")
+        if framework.static_mode[0] and not isinstance(pair[0], (Variable, Tensor)):
+            raise ControlFlowTypeError(f"case: a pred must be a boolean Variable in static "
+                                       f"mode, got {type(pair[0]).__name__}")
     pairs = list(pred_fn_pairs)
     if default is None:
         default = pairs.pop()[1]
     elif not callable(default):
-        raise BuildError("case: default must be callable")
+        raise ControlFlowTypeError(f"case: default must be callable, got "
+                                   f"{type(default).__name__}")
     chosen = default
     for pred, fn in reversed(pairs):
         chosen = partial(cond, pred, fn, chosen)
     return chosen()
+
+
+def _check_branch_index(branch_index) -> None:
+    """Static mode needs an int32 / int64 / uint8 Variable index (Paddle's check)."""
+    if _is_static(branch_index):
+        if np.dtype(branch_index.dtype) not in (np.int32, np.int64, np.uint8):
+            raise ControlFlowTypeError(f"switch_case: branch_index must be int32, int64 or "
+                                       f"uint8, got {branch_index.dtype} ({branch_index.name})",
+                                       Where(var=branch_index.name))
+    elif framework.static_mode[0] and not isinstance(branch_index, Tensor):
+        raise ControlFlowTypeError(f"switch_case: branch_index must be a Variable in static "
+                                   f"mode, got {type(branch_index).__name__}")
 
 
 def switch_case(branch_index, branch_fns, default=None, name: str | None = None):
@@ -270,22 +299,25 @@ def switch_case(branch_index, branch_fns, default=None, name: str | None = None)
     elif isinstance(branch_fns, (list, tuple)):
         pairs = list(branch_fns)
     else:
-        raise BuildError("switch_case: branch_fns must be a dict, a list of (int, fn) tuples or "
-                         "a list of functions")
+        raise ControlFlowTypeError(f"switch_case: branch_fns must be a dict, a list of (int, fn) "
+                                   f"tuples or a list of functions, got "
+                                   f"{type(branch_fns).__name__}")
+    _check_branch_index(branch_index)
     keys = []
     for pair in pairs:
         if not isinstance(pair, tuple) or len(pair) != 2 or not isinstance(pair[0], int) \
                 or not callable(pair[1]):
-            raise BuildError(f"switch_case: each branch must be an (int, callable) pair, got "
-                             f"{pair!r}")
+            raise ControlFlowTypeError(f"switch_case: each branch must be an (int, callable) "
+                                       f"pair, got {pair!r}")
         if pair[0] in keys:
-            raise BuildError(f"switch_case: the key {pair[0]} appears more than once")
+            raise ControlFlowValueError(f"switch_case: the key {pair[0]} appears more than once")
         keys.append(pair[0])
     pairs.sort(key=lambda p: p[0])
     if default is None:
         default = pairs.pop()[1]
     elif not callable(default):
-        raise BuildError("switch_case: default must be callable")
+        raise ControlFlowTypeError(f"switch_case: default must be callable, got "
+                                   f"{type(default).__name__}")
     if not _is_static(branch_index):
         index = int(np.asarray(branch_index.numpy() if isinstance(branch_index, Tensor)
                                else branch_index).reshape(-1)[0])

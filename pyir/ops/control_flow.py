@@ -45,15 +45,16 @@ def _declared_dtypes(op: Operator, names) -> tuple:
 
 
 def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
-    """The non-persistable names the op's sub-block reads from outside; each must be among
-    the values the op is given. A tensor array the block writes is read too: a write
+    """The names the op's sub-block reads from outside (parameters it is not given come
+    from the scope); each must be among the values the op is given. A tensor array the block writes is read too: a write
     updates the array's prior value (pyir/ops/tensor_array.py)."""
     sub = ctx.program.blocks[op.attr("sub_block")]
     feeds = []
     for name in block_reads(sub):
         var = sub.find_var(name)
-        if var is not None and var.persistable:
-            continue
+        if var is not None and var.persistable and name not in given:
+            continue  # a parameter the block reads from the scope; one the op is given
+            # (e.g. a persistable variable an earlier op of the run wrote) comes as a feed
         if name not in given:
             raise CheckError(f"the sub-block {sub.idx} of {op.type} reads {name!r}, which the "
                              f"op is not given as an input: list it in the op's inputs",
@@ -154,8 +155,8 @@ def _prepare_conditional_block_grad(op: Operator, ctx) -> dict:
     feeds = []
     for name in block_reads(grad_block):
         var = grad_block.find_var(name)
-        if var is None or not var.persistable:
-            feeds.append(name)
+        if var is None or not var.persistable or name in in_names:
+            feeds.append(name)  # a persistable input comes from the op, as in the forward
     plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
     return {"plan": plan, "input_names": in_names, "out_names": tuple(op.input("Out")),
             "result_names": results,
