@@ -173,12 +173,20 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name: str | None = 
         >>> i, s = pyir.static.nn.while_loop(lambda i, s: i < 10,
         ...                                  lambda i, s: [i + 1, s + i], [i, s])
     """
-    if not callable(cond) or not callable(body):
-        raise BuildError("while_loop: cond and body must be callable")
-    if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
-        raise BuildError("while_loop: loop_vars must be a non-empty list or tuple")
+    for fn, label in ((cond, "cond"), (body, "body")):
+        if not callable(fn):
+            raise ControlFlowTypeError(f"while_loop: {label} must be callable, got "
+                                       f"{type(fn).__name__}")
+    if not isinstance(loop_vars, (list, tuple)):
+        raise ControlFlowTypeError(f"while_loop: loop_vars must be a list or tuple, got "
+                                   f"{type(loop_vars).__name__}")
+    if not loop_vars:
+        raise ControlFlowValueError("while_loop: loop_vars must be a non-empty list or tuple, "
+                                    "got an empty one")
     loop_vars = list(loop_vars)
     pre_cond = cond(*loop_vars)
+    if any(_is_static(v) for v in flatten(loop_vars)):
+        _check_condition(pre_cond)      # a static loop needs a bool Variable condition
     if not _is_static(pre_cond):
         while _truth(pre_cond, "while_loop's cond"):
             loop_vars = _next_vars(body(*loop_vars), loop_vars)
@@ -188,7 +196,9 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name: str | None = 
     program = default_main_program()
     parent = program.current_block()
     with program.sub_block(parent.idx) as inside:
-        outputs = _next_vars(body(*loop_vars), loop_vars)
+        # body may change a list or dict loop variable in place: it gets copies of the
+        # containers, so loop_vars still name the variables to assign the results back to
+        outputs = _next_vars(body(*_copy_containers(loop_vars)), loop_vars)
         now_cond = cond(*outputs)
         _check_condition(now_cond)
         for new, old in zip(flatten(outputs), flatten(loop_vars)):
@@ -204,19 +214,43 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name: str | None = 
 
 def _check_condition(value) -> None:
     if not isinstance(value, Variable) or value.dtype != np.bool_:
-        raise BuildError(f"while_loop: cond must return a bool Variable, got "
-                         f"{getattr(value, 'dtype', type(value).__name__)}")
+        raise ControlFlowTypeError(f"while_loop: cond must return a bool Variable, got "
+                                   f"{getattr(value, 'dtype', type(value).__name__)}")
     size = int(np.prod([d for d in value.shape])) if value.shape else 1
     if size not in (1, -1):
-        raise BuildError(f"while_loop: cond must return one boolean, got shape "
-                         f"{list(value.shape)}")
+        raise ControlFlowTypeError(f"while_loop: cond must return one boolean, got shape "
+                                   f"{list(value.shape)}")
+
+
+def _copy_containers(value):
+    """value with its lists, tuples and dicts copied (the leaves are the same objects)."""
+    if isinstance(value, dict):
+        return {k: _copy_containers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copy_containers(v) for v in value)
+    return value
+
+
+def _structure(value):
+    """The nesting of lists, tuples and dicts in value (dict keys included), leaves as None."""
+    if isinstance(value, dict):
+        return {k: _structure(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_structure(v) for v in value]
+    return None
 
 
 def _next_vars(results, loop_vars: list) -> list:
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     if len(results) != len(loop_vars):
-        raise BuildError(f"while_loop: body returned {len(results)} value(s) for "
-                         f"{len(loop_vars)} loop variable(s); return one per loop variable")
+        raise ControlFlowValueError(f"while_loop: body returned {len(results)} value(s) for "
+                                    f"{len(loop_vars)} loop variable(s); return one per loop "
+                                    f"variable")
+    for position, (new, old) in enumerate(zip(results, loop_vars)):
+        if _structure(new) != _structure(old):
+            raise ControlFlowValueError(f"while_loop: body returned loop variable #{position} "
+                                        f"with another structure (lists, dict keys) than it "
+                                        f"came in with; keep each loop variable's structure")
     return results
 
 

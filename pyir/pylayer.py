@@ -32,14 +32,19 @@ from .registry import AttrType
 
 
 def flatten(structure) -> list:
-    """The leaves of nested lists/tuples, in order."""
+    """The leaves of nested lists/tuples/dicts, in order (a dict's in sorted key order, as
+    Paddle's nest utilities order them)."""
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
     if isinstance(structure, (list, tuple)):
         return [leaf for item in structure for leaf in flatten(item)]
     return [structure]
 
 
 def map_structure(fn: Callable, structure):
-    """Apply `fn` to every leaf, keeping the list/tuple nesting."""
+    """Apply `fn` to every leaf, keeping the list/tuple/dict nesting."""
+    if isinstance(structure, dict):
+        return {key: map_structure(fn, value) for key, value in structure.items()}
     if isinstance(structure, (list, tuple)):
         return type(structure)(map_structure(fn, item) for item in structure)
     return fn(structure)

@@ -113,3 +113,123 @@ def test_branch_reading_a_persistable_variable_computed_in_the_run(index, expect
     assert got.shape == () and dx.shape == ()
     np.testing.assert_allclose(got, expected_out)
     np.testing.assert_allclose(dx, expected_grad)
+
+
+# --- while_loop ------------------------------------------------------------------------------
+def test_while_loop_refusals_are_type_and_value_errors():
+    main = pyir.static.Program()
+    with pyir.static.program_guard(main, pyir.static.Program()):
+        one = fill_constant([1], "int64", 1)
+        ten = fill_constant([1], "int64", 10)
+        ten_2d = fill_constant([2, 2], "int64", 10)
+        two_d = fill_constant([2, 2], "int64", 1)
+
+        def cond(i):
+            return pyir.less_than(i, ten)
+
+        def body(i):
+            return pyir.increment(i)
+
+        wl = nn.while_loop
+        type_errors = [lambda: wl(one, body, [one]), lambda: wl(cond, one, [one]),
+                       lambda: wl(cond, body, one),
+                       lambda: wl(lambda i: 1, body, [one]),      # would loop forever if run
+                       lambda: wl(lambda i: pyir.increment(i), body, [one]),
+                       lambda: wl(lambda i: pyir.less_than(i, ten_2d), body, [two_d])]
+        for build in type_errors:
+            with pytest.raises(TypeError):
+                build()
+        with pytest.raises(ValueError, match="non-empty"):
+            wl(cond, body, [])
+        with pytest.raises(ValueError, match=r"body returned 2 value\(s\) for 1"):
+            wl(cond, lambda i: [i + 1, i + 1], [one])
+
+        def grows(i, d):
+            d["new"] = fill_constant([1], "int64", 1)
+            return i + 1, d
+
+        with pytest.raises(ValueError, match="structure"):
+            wl(lambda i, d: i < 3, grows, [one, {"a": fill_constant([2], "int64", 1)}])
+
+
+def test_while_loop_over_a_dict_and_lists_changed_in_place_by_the_body():
+    def cond(i, limit, d, items):
+        return pyir.less_than(i, limit)
+
+    def body(i, limit, d, items):
+        d["count"] = i + 1                     # the body edits its containers in place
+        items[0] = pyir.reshape(items[0], [2, -1]) * 2
+        items[1]["acc"] += 0.5
+        return [pyir.increment(i), limit, d, items]
+
+    main = pyir.static.Program()
+    with pyir.static.program_guard(main, pyir.static.Program()):
+        i = pyir.zeros([1], "int64")
+        limit = fill_constant([1], "int64", 4)
+        d = {"count": fill_constant([1], "int64", 0)}
+        items = [fill_constant([2, 1], "float32", 1.5), {"acc": fill_constant([1], "float32", 0)}]
+        i, limit, d, items = nn.while_loop(cond, body, [i, limit, d, items])
+    count, first, acc = _run(main, [d["count"], items[0], items[1]["acc"]])
+    np.testing.assert_array_equal(count, [4])
+    np.testing.assert_allclose(first, np.full((2, 1), 1.5 * 2 ** 4))
+    np.testing.assert_allclose(acc, [2.0])
+
+
+@pytest.mark.parametrize("persistable", [False, True])
+@pytest.mark.parametrize("i0", [1.0, 0.5])
+def test_while_loop_gradient_of_persistable_loop_variables(persistable, i0):
+    """x_out = x * i * (i + 1) [* (i + 2) ...] while i < 3: compare with the product rule."""
+    main = pyir.static.Program()
+    with pyir.static.program_guard(main, pyir.static.Program()):
+        i = pyir.static.data("i", [1], "float32")
+        x = pyir.static.data("x", [1], "float32")
+        for v in (i, x):
+            v.stop_gradient = False
+            v.persistable = persistable       # the loop must still see per-iteration values
+        out = nn.while_loop(lambda i, x: i < 3, lambda i, x: [i + 1, x * i], [i, x])
+        pyir.static.append_backward(pyir.mean(out[1]))
+    factors = np.arange(i0, 3.0)
+    got, gi, gx = _run(main, [out[1].name, i.grad_name, x.grad_name],
+                       {"i": np.array([i0], np.float32), "x": np.array([1.5], np.float32)})
+    np.testing.assert_allclose(got, [1.5 * np.prod(factors)], rtol=1e-6)
+    np.testing.assert_allclose(gx, [np.prod(factors)], rtol=1e-6)
+    d_product = sum(np.prod(np.delete(factors, k)) for k in range(len(factors)))
+    np.testing.assert_allclose(gi, [1.5 * d_product], rtol=1e-6)
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_while_loop_gradient_through_an_array_indexed_by_an_in_place_counter(nested):
+    """mem[j + 1] = x + mem[j] for j = 0, 1 (j += 1 in place); mean(mem[2]) = mean(2x):
+    d/dx = 2 / 4 (Paddle's number too)."""
+    main = pyir.static.Program()
+    with pyir.static.program_guard(main, pyir.static.Program()):
+        x = pyir.static.data("x", [4], "float32")
+        x.stop_gradient = False
+        j = pyir.zeros([1], "int64")
+        mem = pyir.tensor.array_write(pyir.zeros([4], "float32"), j)
+        n = fill_constant([1], "int64", 2)
+
+        def body(j, x, mem):
+            t = pyir.tensor.array_read(mem, j)
+            s = pyir.add(x, t)
+            j = pyir.increment(j)
+            pyir.tensor.array_write(s, j, array=mem)
+            return [j, x, mem]
+
+        def inner(j, x, mem):
+            return nn.while_loop(lambda j, x, mem: pyir.less_than(j, n), body, [j, x, mem])
+
+        if nested:
+            k = pyir.zeros([1], "int64")
+            once = fill_constant([1], "int64", 1)
+            out = nn.while_loop(lambda k, j, x, mem: pyir.less_than(k, once),
+                                lambda k, j, x, mem: [pyir.increment(k), *inner(j, x, mem)],
+                                [k, j, x, mem])
+            j, mem = out[1], out[3]
+        else:
+            j, _, mem = inner(j, x, mem)
+        r = pyir.tensor.array_read(mem, j)
+        pyir.static.append_backward(pyir.mean(r))
+    got, gx = _run(main, [r, "x@GRAD"], {"x": np.arange(4, dtype=np.float32)})
+    np.testing.assert_allclose(got, 2 * np.arange(4))
+    np.testing.assert_allclose(gx, np.full(4, 0.5))

@@ -294,9 +294,13 @@ def _prepare_while(op: Operator, ctx) -> dict:
     record = bool(scopes) and any(scopes[0] in other.input_arg_names
                                   for block in ctx.program.blocks for other in block.ops)
     plan = ctx.compile_block(body.idx, feeds, out_names + (kept if record else ()))
+    # Variables an op of the body updates in place (`increment(i)` writes i): Paddle's while
+    # does not snapshot them per iteration, so its gradient block sees their final value.
+    in_place = tuple(sorted({n for o in body.ops for n in o.input_arg_names
+                             if n in o.output_arg_names and n in feeds}))
     return {"plan": plan, "x_names": x_names, "cond_name": cond_name, "out_names": out_names,
             "out_dtypes": _declared_dtypes(op, out_names), "record": record,
-            "where": ctx.where}
+            "in_place": in_place, "where": ctx.where}
 
 
 def _differentiable(op: Operator, name: str) -> bool:
@@ -332,14 +336,14 @@ def _while_grad_maker(op: Operator) -> list:
     outputs=[Slot("Out", duplicable=True, dispensable=True), Slot("StepScopes")],
     attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False),
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
-    runtime=("plan", "x_names", "cond_name", "out_names", "out_dtypes", "record", "where",
-             "scope_vars"),
+    runtime=("plan", "x_names", "cond_name", "out_names", "out_dtypes", "record", "in_place",
+             "where", "scope_vars"),
     prepare=_prepare_while,
     grad=lambda op, opdef: _while_grad_maker(op),
     doc="while Condition: Out = sub_block(X, Out)",
 )
 def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_names,
-           cond_name, out_names, out_dtypes, record, where, scope_vars):
+           cond_name, out_names, out_dtypes, record, in_place, where, scope_vars):
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
     iterations = []  # each iteration's values (what it read and what it computed)
@@ -361,6 +365,8 @@ def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_n
         if record:  # the grad ops read a loop variable's value on entry, not its update
             iterations.append({**dict(zip(fetches, values)), **{n: env[n] for n in feeds}})
         env.update(zip(out_names, values))  # the outputs come first among the fetches
+    for values in iterations:  # as Paddle's step scopes see them (see _prepare_while)
+        values.update((name, env[name]) for name in in_place)
     outs = [env[name] if name in env else _placeholder(dt)
             for name, dt in zip(out_names, out_dtypes)]
     return {"Out": outs, "StepScopes": _holder(StepScope({"iterations": iterations},
@@ -373,8 +379,11 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
     written = block_writes(grad_block)
     # d(iteration)/d(x) where the grad block computes it; a name it never writes gets none.
     results = tuple(grad_name(n) if grad_name(n) in written else None for n in x_names)
+    # A persistable loop variable (one the op is given) has a value per iteration, kept by
+    # the forward run; other persistable variables come from the scope.
     feeds = [n for n in block_reads(grad_block)
-             if (v := grad_block.find_var(n)) is None or not v.persistable]
+             if (v := grad_block.find_var(n)) is None or not v.persistable
+             or n in x_names or n in out_names]
     plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
     # Which output each Out@GRAD entry is the gradient of (Paddle lists only some outputs'
     # gradients there; `original_output_grad` names them before any renaming).
