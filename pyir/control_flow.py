@@ -66,13 +66,20 @@ def cond(pred, true_fn=None, false_fn=None, name: str | None = None, return_name
     """
     for fn, label in ((true_fn, "true_fn"), (false_fn, "false_fn")):
         if fn is not None and not callable(fn):
-            raise BuildError(f"cond: {label} must be callable, got {type(fn).__name__}")
+            raise ControlFlowTypeError(f"cond: {label} must be callable, got "
+                                       f"{type(fn).__name__}")
+    if name is not None and not isinstance(name, str):
+        raise ControlFlowTypeError(f"cond: name must be a str or None, got "
+                                   f"{type(name).__name__}")
+    if pred is None or (framework.static_mode[0] and not isinstance(pred, (Variable, Tensor))):
+        raise ControlFlowTypeError(f"cond: pred must be a bool Variable in static mode, got "
+                                   f"{type(pred).__name__}")
     if not _is_static(pred):
         chosen = true_fn if _truth(pred, "cond's pred") else false_fn
         return None if chosen is None else chosen()
     if pred.dtype != np.bool_:
-        raise BuildError(f"cond: pred must be a bool Variable, got {pred.dtype} ({pred.name})",
-                         Where(var=pred.name))
+        raise ControlFlowTypeError(f"cond: pred must be a bool Variable, got {pred.dtype} "
+                                   f"({pred.name})", Where(var=pred.name))
     true_out = _branch([pred], true_fn) if true_fn is not None else None
     not_pred = _out("logical_not", {"X": pred}) if false_fn is not None else None
     false_out = _branch([not_pred], false_fn) if false_fn is not None else None
@@ -80,8 +87,9 @@ def cond(pred, true_fn=None, false_fn=None, name: str | None = None, return_name
         return None
     if true_out is None or false_out is None:
         which = "true_fn" if true_out is None else "false_fn"
-        raise BuildError(f"cond: {which} returns None while the other branch returns a value; "
-                         f"both must return the same structure")
+        raise BuildError(f"cond: Incompatible return values of true_fn and false_fn in cond: "
+                         f"{which} returns None while the other branch returns a value; both "
+                         f"must return the same structure")
     _check_same_structure(true_out, false_out)
     mask = cast(pred, "int32")
     merged = [_merge(f, t, mask) for f, t in zip(flatten(false_out), flatten(true_out))]
@@ -90,16 +98,17 @@ def cond(pred, true_fn=None, false_fn=None, name: str | None = None, return_name
 
 
 def _check_same_structure(a, b) -> None:
-    if isinstance(a, (list, tuple)) != isinstance(b, (list, tuple)) or (
-            isinstance(a, (list, tuple)) and len(a) != len(b)):
-        raise BuildError(f"cond: true_fn and false_fn return different structures "
-                         f"({_describe(a)} and {_describe(b)}); they must match")
-    if isinstance(a, (list, tuple)):
-        for x, y in zip(a, b):
-            _check_same_structure(x, y)
+    """true_fn's result `a` and false_fn's `b` nest the same lists, tuples and dict keys
+    (Paddle's wording first, which its tests look for)."""
+    if _structure(a) != _structure(b):
+        raise BuildError(f"cond: true fn returns {len(flatten(a))} vars, but false fn returns "
+                         f"{len(flatten(b))} vars, which is not equals: different structures "
+                         f"({_describe(a)} and {_describe(b)}), which must match")
 
 
 def _describe(value) -> str:
+    if isinstance(value, dict):
+        return f"dict with keys {sorted(value)}"
     if isinstance(value, (list, tuple)):
         return f"{type(value).__name__} of {len(value)}"
     return type(value).__name__

@@ -233,3 +233,86 @@ def test_while_loop_gradient_through_an_array_indexed_by_an_in_place_counter(nes
     got, gx = _run(main, [r, "x@GRAD"], {"x": np.arange(4, dtype=np.float32)})
     np.testing.assert_allclose(got, 2 * np.arange(4))
     np.testing.assert_allclose(gx, np.full(4, 0.5))
+
+
+# --- cond ------------------------------------------------------------------------------------
+def test_cond_refusals_are_type_errors_with_paddles_wording():
+    main = pyir.static.Program()
+    with pyir.static.program_guard(main, pyir.static.Program()):
+        p = pyir.static.data("p", [1], "bool")
+        i = pyir.static.data("i", [1], "int32")
+
+        def one():
+            return fill_constant([2, 7], "int32", 3)
+
+        def two():
+            return fill_constant([3, 1], "int32", 7), fill_constant([3, 1], "int32", 8)
+
+        for args in ((None, one, one), (p, one, set()), (p, set(), one), (p, one, one, set()),
+                     (p, i, one), (p, one, np.asarray([3])), (i, one, one), (True, one, one)):
+            with pytest.raises(TypeError):
+                nn.cond(*args)
+        with pytest.raises(BuildError, match="Incompatible return values of true_fn and "
+                                             "false_fn in cond"):
+            nn.cond(p, lambda: None, one)
+        with pytest.raises(BuildError, match="true fn returns 1 vars, but false fn returns 2 "
+                                             "vars, which is not equals"):
+            nn.cond(p, one, two)
+        with pytest.raises(BuildError, match=r"dict with keys \['a'\]"):
+            nn.cond(p, lambda: {"a": one()}, lambda: {"b": one()})
+
+
+def test_cond_merges_dict_results():
+    main = pyir.static.Program()
+    with pyir.static.program_guard(main, pyir.static.Program()):
+        p = pyir.static.data("p", [1], "bool")
+        out = nn.cond(p, lambda: {"a": pyir.full([3, 2], 1, "int32"), "b": pyir.full([2], 5.0)},
+                      lambda: {"a": pyir.full([3, 4], 3, "int32"), "b": pyir.full([2], 6.0)})
+    assert out["a"].shape == (3, -1) or list(out["a"].shape) == [3, -1]
+    for flag, a, b in ((True, np.ones((3, 2)), [5.0, 5.0]), (False, np.full((3, 4), 3), [6.0, 6.0])):
+        ra, rb = _run(main, [out["a"], out["b"]], {"p": np.array([flag])})
+        np.testing.assert_array_equal(ra, a)
+        np.testing.assert_allclose(rb, b)
+
+
+def test_batch_norm_in_a_branch_that_does_not_run_keeps_its_running_stats():
+    """A persistable output of a conditional_block (batch_norm's running mean) keeps its value
+    when the branch is skipped; it used to become empty and break the next run."""
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, startup):
+        x = pyir.static.data("x", [4, 3], "float32")
+        i = pyir.static.data("i", [1], "int32")
+        out = nn.cond(i < 1, lambda: pyir.mean(nn.batch_norm(x)), lambda: pyir.mean(x))
+    exe = pyir.static.Executor()
+    exe.run(startup)
+    xs = np.arange(12, dtype=np.float32).reshape(4, 3)
+    scope = pyir.static.global_scope()
+    mean_name = "batch_norm_0.w_1"                     # the running mean
+    for step, flag in enumerate([1, 0, 1, 0]):
+        (got,) = exe.run(main, feed={"x": xs, "i": np.array([flag], np.int32)}, fetch_list=[out])
+        running = np.asarray(scope.find_var(mean_name).get_tensor())
+        assert running.shape == (3,)
+        if flag:
+            np.testing.assert_allclose(got, xs.mean())
+        else:
+            np.testing.assert_allclose(got, 0.0, atol=1e-5)   # normalized: mean 0 (beta 0)
+    # two runs of the batch_norm branch: momentum 0.9 twice from zeros
+    np.testing.assert_allclose(running, xs.mean(0) * (1 - 0.9 ** 2), rtol=1e-5)
+
+
+def test_fluid_optimizer_names():
+    from pyir.fluid import optimizer as fopt
+    assert issubclass(fopt.SGDOptimizer, pyir.optimizer.SGD) and fopt.SGD is fopt.SGDOptimizer
+    main, startup = pyir.static.Program(), pyir.static.Program()
+    with pyir.static.program_guard(main, startup):
+        x = pyir.static.data("x", [2, 3], "float32")
+        w = pyir.static.create_parameter([3, 1], "float32",
+                                         default_initializer=pyir.nn.initializer.Constant(1.0))
+        loss = pyir.mean(pyir.matmul(x, w))
+        pyir.fluid.optimizer.SGD(learning_rate=0.5, regularization=None).minimize(loss)
+    exe = pyir.static.Executor()
+    exe.run(startup)
+    xs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    exe.run(main, feed={"x": xs})
+    np.testing.assert_allclose(np.asarray(pyir.static.global_scope().find_var(w.name)
+                                          .get_tensor()).ravel(), 1 - 0.5 * xs.mean(0))

@@ -90,6 +90,10 @@ def _truth(value, where: Where, what: str) -> bool:
 
 
 # --- conditional_block ---------------------------------------------------------------------
+def _keeps_value(var) -> bool:
+    return var is not None and (var.type == DENSE_TENSOR_ARRAY or var.persistable)
+
+
 def _prepare_conditional_block(op: Operator, ctx) -> dict:
     """Compile the sub-block; besides the outputs it fetches every value the block computes,
     which a `conditional_block_grad` may read through the step scope."""
@@ -100,9 +104,9 @@ def _prepare_conditional_block(op: Operator, ctx) -> dict:
     kept = tuple(sorted(n for n in block_writes(sub) if n not in out_names and
                         n in sub.vars and not sub.vars[n].persistable))
     plan = ctx.compile_block(sub.idx, feeds, out_names + kept)
-    # A tensor array the branch writes keeps its value when the branch does not run.
-    kept_arrays = tuple(in_names.index(n) if n in in_names and
-                        getattr(op.block.find_var(n), "type", None) == DENSE_TENSOR_ARRAY
+    # A tensor array or a persistable variable (a batch_norm's running mean, ...) the branch
+    # writes keeps its value when the branch does not run.
+    kept_arrays = tuple(in_names.index(n) if n in in_names and _keeps_value(op.block.find_var(n))
                         else None for n in out_names)
     return {"plan": plan, "input_names": in_names, "out_dtypes": _declared_dtypes(op, out_names),
             "unchanged": kept_arrays, "where": ctx.where}
