@@ -43,6 +43,11 @@ def in_dynamic_mode() -> _builtins.bool:
 from .device import *  # noqa: E402,F401,F403
 from .reader import batch  # noqa: E402,F401
 from .tensor import *  # noqa: E402,F401,F403
+
+# `paddle.framework` is a package of mode and flag helpers in Paddle; `pyir.framework` is the
+# IR module, which gets the same objects so that `paddle.framework.set_flags(...)` works.
+framework.in_dynamic_mode = in_dynamic_mode
+framework.set_flags, framework.get_flags = set_flags, get_flags  # noqa: F405
 from .callables import *  # noqa: E402,F401,F403
 from .eager import *  # noqa: E402,F401,F403
 from . import autograd, device, linalg, regularizer, static  # noqa: E402,F401

@@ -15,6 +15,7 @@ op nodes run their registry grad rules (pyir/eager.py), PyLayer nodes the user's
 from __future__ import annotations
 
 import inspect
+import sys as _sys
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,22 @@ from .eager import (Node, Tensor, backward_into_leaves, enable_grad, grad,  # no
 from .errors import GradError, PyirError, Where
 from .framework import Variable, default_main_program
 from .pylayer import flatten, map_structure, static_pylayer
+
+
+class PyLayerError(GradError, ValueError):
+    """A PyLayer's forward or backward returned something it must not (Paddle raises
+    ValueError for these, so this is one too)."""
+
+
+class PyLayerNotImplementedError(PyirError, NotImplementedError):
+    """A PyLayer subclass without the `forward` (or, once a gradient reaches it, the
+    `backward`) it needs."""
+
+
+class PyLayerBackwardError(GradError, OSError):
+    """The user's `backward` raised: the message names the layer, `__cause__` is the
+    original exception. (Paddle reports these as OSError, "Error message in backward of
+    ..."; this is one too.)"""
 
 
 class PyLayerContext:
@@ -38,7 +55,9 @@ class PyLayerContext:
     def __init__(self):
         self._saved: tuple = ()
         self._non_differentiable: list = []
+        self._not_inplace: list = []
         self._materialize_grads = True
+        self._grad_in_dtype_consistent = True
 
     def save_for_backward(self, *tensors) -> None:
         """Keep tensors for `backward`; call it at most once per forward, as in Paddle."""
@@ -57,7 +76,14 @@ class PyLayerContext:
         self._materialize_grads = bool(value)
 
     def mark_not_inplace(self, *tensors) -> None:
-        """Accepted for Paddle compatibility: pyir's forward outputs are never in-place."""
+        """Inputs that `forward` may return as they are: they become fresh outputs (without
+        it, returning a leaf that needs a gradient is refused, as an in-place change)."""
+        self._not_inplace += tensors
+
+    def set_grad_in_dtype_consistent(self, value: bool) -> None:
+        """With True (the default) each gradient `backward` gets is cast to the dtype of its
+        forward output; with False it comes in the dtype the later ops produced."""
+        self._grad_in_dtype_consistent = bool(value)
 
 
 class PyLayer:
@@ -87,7 +113,8 @@ class PyLayer:
 
     @staticmethod
     def backward(ctx, *args):
-        raise NotImplementedError("a PyLayer subclass must define a static backward(ctx, ...)")
+        raise NotImplementedError("a PyLayer subclass must define a static backward(ctx, ...) "
+                                  "to have a gradient")
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -104,10 +131,11 @@ def _at(cls, method: str) -> Where:
 
 
 def _check_overridden(cls) -> None:
-    for name in ("forward", "backward"):
-        if getattr(cls, name) is getattr(PyLayer, name):
-            raise PyirError(f"PyLayer subclass {cls.__name__} must define a static {name}(ctx, "
-                            f"...)", _at(cls, name))
+    """forward is needed to apply the layer; backward only once a gradient reaches it (the
+    default one raises then, and the error names the layer, as any backward error)."""
+    if cls.forward is PyLayer.forward:
+        raise PyLayerNotImplementedError(f"PyLayer subclass {cls.__name__} must define a "
+                                         f"static forward(ctx, ...)", _at(cls, "forward"))
 
 
 # --- eager -------------------------------------------------------------------------------
@@ -117,16 +145,24 @@ def _apply_eager(cls, args: tuple, kwargs: dict, inputs: list):
         result = cls.forward(ctx, *args, **kwargs)
     outputs = [v for v in flatten(result) if isinstance(v, Tensor)]
     if not outputs:
-        raise PyirError(f"{cls.__name__}.forward must return a Tensor or a list/tuple holding at "
+        raise PyLayerError(f"{cls.__name__}.forward must return a Tensor or a list/tuple holding at "
                         f"least one Tensor, got {type(result).__name__}", _at(cls, "forward"))
     if not (is_grad_enabled() and any(not t.stop_gradient for t in inputs)):
         return result
-    _check_backward_arity(cls, len(outputs))
+    if cls.backward is not PyLayer.backward:
+        _check_backward_arity(cls, len(outputs))
     fresh = {}  # forward may return an input (or any tensor already on the tape): copy it
 
     def own(v):
         if not isinstance(v, Tensor):
             return v
+        if (any(v is t for t in inputs) and v.is_leaf and not v.stop_gradient
+                and not any(v is t for t in ctx._not_inplace)):
+            raise PyLayerError(f"{cls.__name__}.forward returned its input leaf tensor "
+                               f"{v.name} (stop_gradient=False) as it is: Paddle treats that "
+                               f"as an in-place change of a leaf, which cannot have a "
+                               f"gradient; return a new tensor (e.g. x.clone()) or call "
+                               f"ctx.mark_not_inplace(x)", _at(cls, "forward"))
         if v._node is not None or any(v is t for t in inputs):
             fresh[id(v)] = Tensor(v._value)
             return fresh[id(v)]
@@ -148,7 +184,7 @@ def _check_backward_arity(cls, n_outputs: int) -> None:
     try:
         inspect.signature(cls.backward).bind(None, *([None] * n_outputs))
     except TypeError:
-        raise PyirError(f"{cls.__name__}.backward must take one gradient per Tensor output of "
+        raise PyLayerError(f"{cls.__name__}.backward must take one gradient per Tensor output of "
                         f"forward ({n_outputs}) after ctx; its signature is "
                         f"backward{inspect.signature(cls.backward)}", _at(cls, "backward")) \
             from None
@@ -178,12 +214,19 @@ class _PyLayerNode(Node):
             g = out_grads.get(name)
             if g is None and self.ctx._materialize_grads:
                 g = np.zeros_like(tensor._value)
+            if g is not None and self.ctx._grad_in_dtype_consistent:
+                g = self._cast(g, tensor.dtype, recorded)
             grads.append(None if g is None else g if isinstance(g, Tensor) else Tensor(g))
         with enable_grad() if recorded else no_grad():
-            result = self.cls.backward(self.ctx, *grads)
+            try:
+                result = self.cls.backward(self.ctx, *grads)
+            except Exception as e:
+                raise PyLayerBackwardError(
+                    f"Error message in backward of {self.cls.__name__}: "
+                    f"{type(e).__name__}: {e}", _at(self.cls, "backward")) from e
         results = list(result) if isinstance(result, (list, tuple)) else [result]
         if len(results) != len(self.inputs):
-            raise GradError(
+            raise PyLayerError(
                 f"{self.cls.__name__}.backward returned {len(results)} gradient(s), but forward "
                 f"took {len(self.inputs)} Tensor input(s): return one gradient per Tensor input "
                 f"of forward, in order (None for an input without gradient)",
@@ -195,20 +238,31 @@ class _PyLayerNode(Node):
         if g is None:
             return None
         if not isinstance(g, (Tensor, np.ndarray)):
-            raise GradError(f"{self.cls.__name__}.backward returned a {type(g).__name__} as "
+            raise PyLayerError(f"{self.cls.__name__}.backward returned a {type(g).__name__} as "
                             f"gradient #{i}; return a Tensor (or None)", _at(self.cls, "backward"))
         value = np.asarray(g._value if isinstance(g, Tensor) else g)
         if value.shape != x._value.shape:
             raise GradError(f"{self.cls.__name__}.backward: gradient #{i} has shape "
                             f"{list(value.shape)}, but input #{i} has shape {x.shape}",
                             _at(self.cls, "backward"))
-        if value.dtype != x.dtype:
-            raise GradError(f"{self.cls.__name__}.backward: gradient #{i} is "
-                            f"{dtypes.name_of(value.dtype)}, but input #{i} is "
-                            f"{dtypes.name_of(x.dtype)}; cast it", _at(self.cls, "backward"))
+        if value.dtype != x.dtype and not isinstance(x._node, _PyLayerNode):
+            # Paddle casts a gradient to its input's dtype, except on its way into another
+            # PyLayer, whose grad_in_dtype_consistent flag decides (in _run).
+            return self._cast(g if recorded else value, x.dtype, recorded)
         if recorded:
             return g if isinstance(g, Tensor) else Tensor(value)
         return value
+
+    @staticmethod
+    def _cast(g, dtype, recorded: bool):
+        """g (array or Tensor) in `dtype`; recorded (create_graph) casts go on the tape."""
+        value = g._value if isinstance(g, Tensor) else np.asarray(g)
+        if value.dtype == dtype:
+            return g
+        if recorded and isinstance(g, Tensor):
+            return run_op("cast", {"X": g}, {"in_dtype": dtypes.to_code(value.dtype),
+                                            "out_dtype": dtypes.to_code(dtype)})["Out"]
+        return dtypes.cast(value, dtype)
 
 
 # --- static ------------------------------------------------------------------------------
@@ -402,6 +456,12 @@ def hessian(ys, xs, batch_axis=None):
 
 Function = PyLayer  # Paddle 3.x's torch-style name for PyLayer
 
-__all__ = ["PyLayer", "PyLayerContext", "StaticPyLayerContext", "backward", "grad", "no_grad",
+__all__ = ["PyLayer", "PyLayerContext", "PyLayerError", "PyLayerBackwardError",
+           "PyLayerNotImplementedError", "StaticPyLayerContext", "backward", "grad", "no_grad",
            "Function", "enable_grad", "set_grad_enabled", "saved_tensors_hooks", "jacobian",
            "Jacobian", "hessian", "Hessian", "is_grad_enabled"]
+
+# Paddle's module path `paddle.autograd.py_layer` (its tests import PyLayer from there):
+# the same names, served by this module.
+py_layer = _sys.modules[__name__]
+_sys.modules[f"{__name__}.py_layer"] = py_layer

@@ -19,6 +19,7 @@ from functools import partial
 
 import numpy as np
 
+from . import framework
 from .builder import emit
 from .dispatch import out as _out
 from .eager import Tensor
@@ -30,6 +31,15 @@ from .tensor.creation import full
 from .tensor.manipulation import assign, cast
 
 __all__ = ["cond", "while_loop", "case", "switch_case"]
+
+
+class ControlFlowTypeError(BuildError, TypeError):
+    """An argument of cond / while_loop / case / switch_case has the wrong type (Paddle raises
+    TypeError for these, so this is one too)."""
+
+
+class ControlFlowValueError(BuildError, ValueError):
+    """An argument has the right type but a wrong value (Paddle: ValueError)."""
 
 
 def _is_static(value) -> bool:
@@ -56,13 +66,20 @@ def cond(pred, true_fn=None, false_fn=None, name: str | None = None, return_name
     """
     for fn, label in ((true_fn, "true_fn"), (false_fn, "false_fn")):
         if fn is not None and not callable(fn):
-            raise BuildError(f"cond: {label} must be callable, got {type(fn).__name__}")
+            raise ControlFlowTypeError(f"cond: {label} must be callable, got "
+                                       f"{type(fn).__name__}")
+    if name is not None and not isinstance(name, str):
+        raise ControlFlowTypeError(f"cond: name must be a str or None, got "
+                                   f"{type(name).__name__}")
+    if pred is None or (framework.static_mode[0] and not isinstance(pred, (Variable, Tensor))):
+        raise ControlFlowTypeError(f"cond: pred must be a bool Variable in static mode, got "
+                                   f"{type(pred).__name__}")
     if not _is_static(pred):
         chosen = true_fn if _truth(pred, "cond's pred") else false_fn
         return None if chosen is None else chosen()
     if pred.dtype != np.bool_:
-        raise BuildError(f"cond: pred must be a bool Variable, got {pred.dtype} ({pred.name})",
-                         Where(var=pred.name))
+        raise ControlFlowTypeError(f"cond: pred must be a bool Variable, got {pred.dtype} "
+                                   f"({pred.name})", Where(var=pred.name))
     true_out = _branch([pred], true_fn) if true_fn is not None else None
     not_pred = _out("logical_not", {"X": pred}) if false_fn is not None else None
     false_out = _branch([not_pred], false_fn) if false_fn is not None else None
@@ -70,8 +87,9 @@ def cond(pred, true_fn=None, false_fn=None, name: str | None = None, return_name
         return None
     if true_out is None or false_out is None:
         which = "true_fn" if true_out is None else "false_fn"
-        raise BuildError(f"cond: {which} returns None while the other branch returns a value; "
-                         f"both must return the same structure")
+        raise BuildError(f"cond: Incompatible return values of true_fn and false_fn in cond: "
+                         f"{which} returns None while the other branch returns a value; both "
+                         f"must return the same structure")
     _check_same_structure(true_out, false_out)
     mask = cast(pred, "int32")
     merged = [_merge(f, t, mask) for f, t in zip(flatten(false_out), flatten(true_out))]
@@ -80,16 +98,17 @@ def cond(pred, true_fn=None, false_fn=None, name: str | None = None, return_name
 
 
 def _check_same_structure(a, b) -> None:
-    if isinstance(a, (list, tuple)) != isinstance(b, (list, tuple)) or (
-            isinstance(a, (list, tuple)) and len(a) != len(b)):
-        raise BuildError(f"cond: true_fn and false_fn return different structures "
-                         f"({_describe(a)} and {_describe(b)}); they must match")
-    if isinstance(a, (list, tuple)):
-        for x, y in zip(a, b):
-            _check_same_structure(x, y)
+    """true_fn's result `a` and false_fn's `b` nest the same lists, tuples and dict keys
+    (Paddle's wording first, which its tests look for)."""
+    if _structure(a) != _structure(b):
+        raise BuildError(f"cond: true fn returns {len(flatten(a))} vars, but false fn returns "
+                         f"{len(flatten(b))} vars, which is not equals: different structures "
+                         f"({_describe(a)} and {_describe(b)}), which must match")
 
 
 def _describe(value) -> str:
+    if isinstance(value, dict):
+        return f"dict with keys {sorted(value)}"
     if isinstance(value, (list, tuple)):
         return f"{type(value).__name__} of {len(value)}"
     return type(value).__name__
@@ -163,12 +182,20 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name: str | None = 
         >>> i, s = pyir.static.nn.while_loop(lambda i, s: i < 10,
         ...                                  lambda i, s: [i + 1, s + i], [i, s])
     """
-    if not callable(cond) or not callable(body):
-        raise BuildError("while_loop: cond and body must be callable")
-    if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
-        raise BuildError("while_loop: loop_vars must be a non-empty list or tuple")
+    for fn, label in ((cond, "cond"), (body, "body")):
+        if not callable(fn):
+            raise ControlFlowTypeError(f"while_loop: {label} must be callable, got "
+                                       f"{type(fn).__name__}")
+    if not isinstance(loop_vars, (list, tuple)):
+        raise ControlFlowTypeError(f"while_loop: loop_vars must be a list or tuple, got "
+                                   f"{type(loop_vars).__name__}")
+    if not loop_vars:
+        raise ControlFlowValueError("while_loop: loop_vars must be a non-empty list or tuple, "
+                                    "got an empty one")
     loop_vars = list(loop_vars)
     pre_cond = cond(*loop_vars)
+    if any(_is_static(v) for v in flatten(loop_vars)):
+        _check_condition(pre_cond)      # a static loop needs a bool Variable condition
     if not _is_static(pre_cond):
         while _truth(pre_cond, "while_loop's cond"):
             loop_vars = _next_vars(body(*loop_vars), loop_vars)
@@ -178,7 +205,9 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name: str | None = 
     program = default_main_program()
     parent = program.current_block()
     with program.sub_block(parent.idx) as inside:
-        outputs = _next_vars(body(*loop_vars), loop_vars)
+        # body may change a list or dict loop variable in place: it gets copies of the
+        # containers, so loop_vars still name the variables to assign the results back to
+        outputs = _next_vars(body(*_copy_containers(loop_vars)), loop_vars)
         now_cond = cond(*outputs)
         _check_condition(now_cond)
         for new, old in zip(flatten(outputs), flatten(loop_vars)):
@@ -194,19 +223,43 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name: str | None = 
 
 def _check_condition(value) -> None:
     if not isinstance(value, Variable) or value.dtype != np.bool_:
-        raise BuildError(f"while_loop: cond must return a bool Variable, got "
-                         f"{getattr(value, 'dtype', type(value).__name__)}")
+        raise ControlFlowTypeError(f"while_loop: cond must return a bool Variable, got "
+                                   f"{getattr(value, 'dtype', type(value).__name__)}")
     size = int(np.prod([d for d in value.shape])) if value.shape else 1
     if size not in (1, -1):
-        raise BuildError(f"while_loop: cond must return one boolean, got shape "
-                         f"{list(value.shape)}")
+        raise ControlFlowTypeError(f"while_loop: cond must return one boolean, got shape "
+                                   f"{list(value.shape)}")
+
+
+def _copy_containers(value):
+    """value with its lists, tuples and dicts copied (the leaves are the same objects)."""
+    if isinstance(value, dict):
+        return {k: _copy_containers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copy_containers(v) for v in value)
+    return value
+
+
+def _structure(value):
+    """The nesting of lists, tuples and dicts in value (dict keys included), leaves as None."""
+    if isinstance(value, dict):
+        return {k: _structure(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_structure(v) for v in value]
+    return None
 
 
 def _next_vars(results, loop_vars: list) -> list:
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     if len(results) != len(loop_vars):
-        raise BuildError(f"while_loop: body returned {len(results)} value(s) for "
-                         f"{len(loop_vars)} loop variable(s); return one per loop variable")
+        raise ControlFlowValueError(f"while_loop: body returned {len(results)} value(s) for "
+                                    f"{len(loop_vars)} loop variable(s); return one per loop "
+                                    f"variable")
+    for position, (new, old) in enumerate(zip(results, loop_vars)):
+        if _structure(new) != _structure(old):
+            raise ControlFlowValueError(f"while_loop: body returned loop variable #{position} "
+                                        f"with another structure (lists, dict keys) than it "
+                                        f"came in with; keep each loop variable's structure")
     return results
 
 
@@ -239,21 +292,40 @@ def case(pred_fn_pairs, default=None, name: str | None = None):
     Example:
         >>> y = pyir.static.nn.case([(x > 1, f1), (x > 0, f2)], default=f3)
     """
-    if not isinstance(pred_fn_pairs, (list, tuple)) or not pred_fn_pairs:
-        raise BuildError("case: pred_fn_pairs must be a non-empty list of (pred, fn) tuples")
+    if not isinstance(pred_fn_pairs, (list, tuple)):
+        raise ControlFlowTypeError(f"case: pred_fn_pairs must be a list or tuple of (pred, fn) "
+                                   f"tuples, got {type(pred_fn_pairs).__name__}")
+    if not pred_fn_pairs:
+        raise ControlFlowValueError("case: pred_fn_pairs must not be empty")
     for pair in pred_fn_pairs:
         if not isinstance(pair, tuple) or len(pair) != 2 or not callable(pair[1]):
-            raise BuildError(f"case: each element of pred_fn_pairs must be a (pred, callable) "
-                             f"tuple, got {pair!r}")
+            raise ControlFlowTypeError(f"case: each element of pred_fn_pairs must be a (pred, "
+                                       f"callable) tuple, got {pair!r}")
+        if framework.static_mode[0] and not isinstance(pair[0], (Variable, Tensor)):
+            raise ControlFlowTypeError(f"case: a pred must be a boolean Variable in static "
+                                       f"mode, got {type(pair[0]).__name__}")
     pairs = list(pred_fn_pairs)
     if default is None:
         default = pairs.pop()[1]
     elif not callable(default):
-        raise BuildError("case: default must be callable")
+        raise ControlFlowTypeError(f"case: default must be callable, got "
+                                   f"{type(default).__name__}")
     chosen = default
     for pred, fn in reversed(pairs):
         chosen = partial(cond, pred, fn, chosen)
     return chosen()
+
+
+def _check_branch_index(branch_index) -> None:
+    """Static mode needs an int32 / int64 / uint8 Variable index (Paddle's check)."""
+    if _is_static(branch_index):
+        if np.dtype(branch_index.dtype) not in (np.int32, np.int64, np.uint8):
+            raise ControlFlowTypeError(f"switch_case: branch_index must be int32, int64 or "
+                                       f"uint8, got {branch_index.dtype} ({branch_index.name})",
+                                       Where(var=branch_index.name))
+    elif framework.static_mode[0] and not isinstance(branch_index, Tensor):
+        raise ControlFlowTypeError(f"switch_case: branch_index must be a Variable in static "
+                                   f"mode, got {type(branch_index).__name__}")
 
 
 def switch_case(branch_index, branch_fns, default=None, name: str | None = None):
@@ -270,22 +342,25 @@ def switch_case(branch_index, branch_fns, default=None, name: str | None = None)
     elif isinstance(branch_fns, (list, tuple)):
         pairs = list(branch_fns)
     else:
-        raise BuildError("switch_case: branch_fns must be a dict, a list of (int, fn) tuples or "
-                         "a list of functions")
+        raise ControlFlowTypeError(f"switch_case: branch_fns must be a dict, a list of (int, fn) "
+                                   f"tuples or a list of functions, got "
+                                   f"{type(branch_fns).__name__}")
+    _check_branch_index(branch_index)
     keys = []
     for pair in pairs:
         if not isinstance(pair, tuple) or len(pair) != 2 or not isinstance(pair[0], int) \
                 or not callable(pair[1]):
-            raise BuildError(f"switch_case: each branch must be an (int, callable) pair, got "
-                             f"{pair!r}")
+            raise ControlFlowTypeError(f"switch_case: each branch must be an (int, callable) "
+                                       f"pair, got {pair!r}")
         if pair[0] in keys:
-            raise BuildError(f"switch_case: the key {pair[0]} appears more than once")
+            raise ControlFlowValueError(f"switch_case: the key {pair[0]} appears more than once")
         keys.append(pair[0])
     pairs.sort(key=lambda p: p[0])
     if default is None:
         default = pairs.pop()[1]
     elif not callable(default):
-        raise BuildError("switch_case: default must be callable")
+        raise ControlFlowTypeError(f"switch_case: default must be callable, got "
+                                   f"{type(default).__name__}")
     if not _is_static(branch_index):
         index = int(np.asarray(branch_index.numpy() if isinstance(branch_index, Tensor)
                                else branch_index).reshape(-1)[0])

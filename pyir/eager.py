@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 
 import numpy as np
 
@@ -183,9 +184,11 @@ class Tensor:
             grad_tensor: the gradient of self (default: ones of self's shape).
             retain_graph: accepted for Paddle compatibility; the tape is always kept.
         """
-        if self.stop_gradient:
-            raise GradError(f"backward() on a tensor with stop_gradient=True ({self.name}): no "
-                            f"input of it needs a gradient; set stop_gradient=False on a leaf")
+        if self.stop_gradient:  # Paddle does nothing here; say why nothing happens
+            warnings.warn(f"backward() on a tensor with stop_gradient=True ({self.name}): no "
+                          f"input of it needs a gradient, so no .grad is set; set "
+                          f"stop_gradient=False on a leaf", stacklevel=2)
+            return
         backward_into_leaves([self], [grad_tensor])
 
     def gradient(self) -> np.ndarray | None:

@@ -81,6 +81,12 @@ class Variable:
     def numel(self) -> int:
         return int(np.prod(self.shape)) if self.shape is not None else -1
 
+    @property
+    def grad_name(self) -> str:
+        """The name the backward pass gives this variable's gradient (`<name>@GRAD`, as
+        registry.grad_name), so it can be fetched after append_backward."""
+        return self.name + "@GRAD"
+
     def __repr__(self) -> str:
         if self.dtype is None:
             return f"Variable({self.name})"
@@ -409,6 +415,12 @@ unique_name = _UniqueName()
 # True after `pyir.enable_static()`: creation functions with no Variable inputs (ones, full,
 # randn, ...) build ops; otherwise they make eager tensors. Ops on Variables are always static.
 static_mode = [False]
+
+
+def in_pir_mode() -> bool:
+    """pyir builds Paddle's legacy programs, never PIR ones: False (`paddle.framework.
+    in_pir_mode`, which Paddle's tests branch on)."""
+    return False
 
 
 # --- default programs ----------------------------------------------------------------------

@@ -32,17 +32,26 @@ from .registry import AttrType
 
 
 def flatten(structure) -> list:
-    """The leaves of nested lists/tuples, in order."""
+    """The leaves of nested lists/tuples/dicts, in order (a dict's in sorted key order, as
+    Paddle's nest utilities order them)."""
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
     if isinstance(structure, (list, tuple)):
         return [leaf for item in structure for leaf in flatten(item)]
     return [structure]
 
 
 def map_structure(fn: Callable, structure):
-    """Apply `fn` to every leaf, keeping the list/tuple nesting."""
+    """Apply `fn` to every leaf, keeping the list/tuple/dict nesting."""
+    if isinstance(structure, dict):
+        return {key: map_structure(fn, value) for key, value in structure.items()}
     if isinstance(structure, (list, tuple)):
         return type(structure)(map_structure(fn, item) for item in structure)
     return fn(structure)
+
+
+class StaticPyLayerError(BuildError, ValueError):
+    """static_pylayer's arguments do not fit together (Paddle raises ValueError)."""
 
 
 def static_pylayer(forward_fn: Callable, inputs: list, backward_fn: Callable | None = None,
@@ -105,11 +114,12 @@ def _check_arguments(forward_fn, inputs, backward_fn) -> None:
     if backward_fn is None:
         for v in inputs:
             if isinstance(v, Variable) and not v.stop_gradient:
-                raise BuildError(
+                raise StaticPyLayerError(
                     f"static_pylayer without backward_fn has no gradient, but input {v.name!r} "
-                    f"has stop_gradient=False: pass a backward_fn, or set "
-                    f"{v.name}.stop_gradient = True to treat it as a constant",
-                    Where(var=v.name))
+                    f"has stop_gradient=False (``stop_gradient`` attr of all inputs to "
+                    f"``forward_fn`` are expected to be True, when ``backward_fn == None``): "
+                    f"pass a backward_fn, or set {v.name}.stop_gradient = True to treat it "
+                    f"as a constant", Where(var=v.name))
     else:
         names = [v.name for v in inputs if isinstance(v, Variable)]
         twice = sorted({n for n in names if names.count(n) > 1})

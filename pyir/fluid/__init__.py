@@ -22,7 +22,7 @@ from ..static import data  # noqa: F401
 from ..static.building import (BuildStrategy, CompiledProgram,  # noqa: F401
                                ExecutionStrategy, name_scope)
 from . import (backward, compiler, core, dygraph, executor, framework,  # noqa: F401
-               initializer, layers, unique_name)
+               initializer, layers, optimizer, unique_name)
 from .data_feeder import DataFeeder  # noqa: F401
 from .framework import in_dygraph_mode  # noqa: F401
 
@@ -49,7 +49,7 @@ UNSUPPORTED = {
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "XPUPlace", "Executor", "Scope",
            "global_scope", "scope_guard", "Program", "Variable", "Parameter",
            "default_main_program", "default_startup_program", "program_guard", "ParamAttr",
-           "data", "layers", "core", "compiler", "framework", "dygraph", "unique_name",
+           "data", "layers", "core", "compiler", "framework", "dygraph", "unique_name", "optimizer",
            "backward", "executor", "initializer", "DataFeeder", "CompiledProgram",
            "BuildStrategy", "ExecutionStrategy", "name_scope", "append_backward", "gradients",
            "in_dygraph_mode", "enable_dygraph", "disable_dygraph", "is_compiled_with_cuda",

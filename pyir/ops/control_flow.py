@@ -45,15 +45,16 @@ def _declared_dtypes(op: Operator, names) -> tuple:
 
 
 def _sub_block_feeds(op: Operator, ctx, given: set) -> tuple:
-    """The non-persistable names the op's sub-block reads from outside; each must be among
-    the values the op is given. A tensor array the block writes is read too: a write
+    """The names the op's sub-block reads from outside (parameters it is not given come
+    from the scope); each must be among the values the op is given. A tensor array the block writes is read too: a write
     updates the array's prior value (pyir/ops/tensor_array.py)."""
     sub = ctx.program.blocks[op.attr("sub_block")]
     feeds = []
     for name in block_reads(sub):
         var = sub.find_var(name)
-        if var is not None and var.persistable:
-            continue
+        if var is not None and var.persistable and name not in given:
+            continue  # a parameter the block reads from the scope; one the op is given
+            # (e.g. a persistable variable an earlier op of the run wrote) comes as a feed
         if name not in given:
             raise CheckError(f"the sub-block {sub.idx} of {op.type} reads {name!r}, which the "
                              f"op is not given as an input: list it in the op's inputs",
@@ -89,6 +90,10 @@ def _truth(value, where: Where, what: str) -> bool:
 
 
 # --- conditional_block ---------------------------------------------------------------------
+def _keeps_value(var) -> bool:
+    return var is not None and (var.type == DENSE_TENSOR_ARRAY or var.persistable)
+
+
 def _prepare_conditional_block(op: Operator, ctx) -> dict:
     """Compile the sub-block; besides the outputs it fetches every value the block computes,
     which a `conditional_block_grad` may read through the step scope."""
@@ -99,9 +104,9 @@ def _prepare_conditional_block(op: Operator, ctx) -> dict:
     kept = tuple(sorted(n for n in block_writes(sub) if n not in out_names and
                         n in sub.vars and not sub.vars[n].persistable))
     plan = ctx.compile_block(sub.idx, feeds, out_names + kept)
-    # A tensor array the branch writes keeps its value when the branch does not run.
-    kept_arrays = tuple(in_names.index(n) if n in in_names and
-                        getattr(op.block.find_var(n), "type", None) == DENSE_TENSOR_ARRAY
+    # A tensor array or a persistable variable (a batch_norm's running mean, ...) the branch
+    # writes keeps its value when the branch does not run.
+    kept_arrays = tuple(in_names.index(n) if n in in_names and _keeps_value(op.block.find_var(n))
                         else None for n in out_names)
     return {"plan": plan, "input_names": in_names, "out_dtypes": _declared_dtypes(op, out_names),
             "unchanged": kept_arrays, "where": ctx.where}
@@ -154,8 +159,8 @@ def _prepare_conditional_block_grad(op: Operator, ctx) -> dict:
     feeds = []
     for name in block_reads(grad_block):
         var = grad_block.find_var(name)
-        if var is None or not var.persistable:
-            feeds.append(name)
+        if var is None or not var.persistable or name in in_names:
+            feeds.append(name)  # a persistable input comes from the op, as in the forward
     plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
     return {"plan": plan, "input_names": in_names, "out_names": tuple(op.input("Out")),
             "result_names": results,
@@ -293,9 +298,13 @@ def _prepare_while(op: Operator, ctx) -> dict:
     record = bool(scopes) and any(scopes[0] in other.input_arg_names
                                   for block in ctx.program.blocks for other in block.ops)
     plan = ctx.compile_block(body.idx, feeds, out_names + (kept if record else ()))
+    # Variables an op of the body updates in place (`increment(i)` writes i): Paddle's while
+    # does not snapshot them per iteration, so its gradient block sees their final value.
+    in_place = tuple(sorted({n for o in body.ops for n in o.input_arg_names
+                             if n in o.output_arg_names and n in feeds}))
     return {"plan": plan, "x_names": x_names, "cond_name": cond_name, "out_names": out_names,
             "out_dtypes": _declared_dtypes(op, out_names), "record": record,
-            "where": ctx.where}
+            "in_place": in_place, "where": ctx.where}
 
 
 def _differentiable(op: Operator, name: str) -> bool:
@@ -331,14 +340,14 @@ def _while_grad_maker(op: Operator) -> list:
     outputs=[Slot("Out", duplicable=True, dispensable=True), Slot("StepScopes")],
     attrs=[Attr("sub_block", T.BLOCK, REQUIRED), Attr("is_test", T.BOOLEAN, False),
            Attr("skip_eager_deletion_vars", T.STRINGS, [], extra=True)],
-    runtime=("plan", "x_names", "cond_name", "out_names", "out_dtypes", "record", "where",
-             "scope_vars"),
+    runtime=("plan", "x_names", "cond_name", "out_names", "out_dtypes", "record", "in_place",
+             "where", "scope_vars"),
     prepare=_prepare_while,
     grad=lambda op, opdef: _while_grad_maker(op),
     doc="while Condition: Out = sub_block(X, Out)",
 )
 def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_names,
-           cond_name, out_names, out_dtypes, record, where, scope_vars):
+           cond_name, out_names, out_dtypes, record, in_place, where, scope_vars):
     env = dict(zip(x_names, X or ()))
     env[cond_name] = Condition
     iterations = []  # each iteration's values (what it read and what it computed)
@@ -360,6 +369,8 @@ def while_(X, Condition, sub_block, is_test, skip_eager_deletion_vars, plan, x_n
         if record:  # the grad ops read a loop variable's value on entry, not its update
             iterations.append({**dict(zip(fetches, values)), **{n: env[n] for n in feeds}})
         env.update(zip(out_names, values))  # the outputs come first among the fetches
+    for values in iterations:  # as Paddle's step scopes see them (see _prepare_while)
+        values.update((name, env[name]) for name in in_place)
     outs = [env[name] if name in env else _placeholder(dt)
             for name, dt in zip(out_names, out_dtypes)]
     return {"Out": outs, "StepScopes": _holder(StepScope({"iterations": iterations},
@@ -372,8 +383,11 @@ def _prepare_while_grad(op: Operator, ctx) -> dict:
     written = block_writes(grad_block)
     # d(iteration)/d(x) where the grad block computes it; a name it never writes gets none.
     results = tuple(grad_name(n) if grad_name(n) in written else None for n in x_names)
+    # A persistable loop variable (one the op is given) has a value per iteration, kept by
+    # the forward run; other persistable variables come from the scope.
     feeds = [n for n in block_reads(grad_block)
-             if (v := grad_block.find_var(n)) is None or not v.persistable]
+             if (v := grad_block.find_var(n)) is None or not v.persistable
+             or n in x_names or n in out_names]
     plan = ctx.compile_block(grad_block.idx, tuple(feeds), tuple(r for r in results if r))
     # Which output each Out@GRAD entry is the gradient of (Paddle lists only some outputs'
     # gradients there; `original_output_grad` names them before any renaming).

@@ -3,8 +3,11 @@ py_func and static_pylayer; names pyir leaves out are in UNSUPPORTED."""
 
 from __future__ import annotations
 
+import sys as _sys
+
 import numpy as np
 
+from .. import control_flow
 from ..builder import emit
 from ..control_flow import case, cond, switch_case, while_loop  # noqa: F401
 from ..errors import BuildError
@@ -19,6 +22,10 @@ from .nn_common import (append_activation, bilinear_tensor_product, conv2d,  # n
                         conv2d_transpose, conv3d, conv3d_transpose, row_conv)
 from .nn_norm import (batch_norm, continuous_value_model, embedding,  # noqa: F401
                       group_norm, instance_norm, layer_norm, prelu, spectral_norm)
+
+# Paddle's `paddle.static.nn.control_flow` submodule (its tests call
+# `paddle.static.nn.control_flow.case(...)`): pyir's control-flow module under that name.
+_sys.modules[f"{__name__}.control_flow"] = control_flow
 
 _NO_OP = "needs an op pyir does not have yet ({})"
 UNSUPPORTED = {

@@ -20,6 +20,8 @@ from .random import *  # noqa: F401,F403
 from .runtime_api import *  # noqa: F401,F403
 from .search import *  # noqa: F401,F403
 from .stat import *  # noqa: F401,F403
+# `paddle.tensor.fill_constant` (not a top-level name in Paddle, so not in creation.__all__)
+from .creation import fill_constant  # noqa: F401
 
 _FAMILIES = (attribute, creation, framework_api, linalg, logic, manipulation, math, random, runtime_api,
              search, stat)

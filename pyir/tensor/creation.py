@@ -11,11 +11,12 @@ import numpy as np
 
 from .. import dtypes, framework
 from ..dispatch import apply_op, constant, dtype_of, inplace_of, ndim, out
+from ..dispatch import out as _out  # `out` is also fill_constant's parameter name
 from ..eager import Tensor, to_tensor
 from ..errors import BuildError, Where
 from ..framework import unique_name
 from ..unsupported import COMPLEX
-from .manip_shape import TENSORS, flatten, signed_like, tensor_ints, unsqueeze
+from .manip_shape import TENSORS, assign, flatten, signed_like, tensor_ints, unsqueeze
 from .manip_join import concat
 from .manip_layout import expand, flip
 
@@ -74,6 +75,24 @@ def full(shape, fill_value, dtype=None, name: str | None = None):
     attrs = fill_attrs(attr, fill_value, dtype)
     return constant(out("fill_constant", {"ShapeTensor": tensor, "ShapeTensorList": tensors},
                         attrs, name=name))
+
+
+def fill_constant(shape, dtype, value, force_cpu: bool = False, out=None,
+                  name: str | None = None):
+    """`paddle.tensor.fill_constant`: full(shape, value, dtype) with Paddle's older argument
+    order; with `out` the values are written into that variable (or tensor), returned.
+    `force_cpu` is accepted (pyir runs on the CPU). Not a top-level name, as in Paddle.
+
+    Example:
+        >>> one = pyir.tensor.fill_constant([1], "int32", 1)
+    """
+    if isinstance(value, TENSORS):
+        raise BuildError("fill_constant: a tensor value is not supported; pass a number",
+                         _where("fill_constant"))
+    attr, tensor, tensors = tensor_ints(shape, None, "fill_constant")
+    result = constant(_out("fill_constant", {"ShapeTensor": tensor, "ShapeTensorList": tensors},
+                           fill_attrs(attr, value, dtype), name=name))
+    return result if out is None else assign(result, out)
 
 
 def ones(shape, dtype=None, name: str | None = None):
