@@ -14,7 +14,7 @@ from google.protobuf.message import DecodeError, EncodeError
 from . import dtypes, registry
 from ._proto import framework_pb2 as pb
 from .errors import FormatError, PyirError, Where
-from .pir import is_pir_json, parse_pir_program
+from . import pir
 from .framework import (DENSE_TENSOR, DENSE_TENSOR_ARRAY, FEED_MINIBATCH, FETCH_LIST,
                         Parameter, SELECTED_ROWS, STEP_SCOPES, VAR_FLAGS, Block, Operator,
                         Program, Variable, bulk_objects)
@@ -472,8 +472,8 @@ def serialize_program(program: Program) -> bytes:
 def parse_program(data: bytes, file: str | None = None) -> Program:
     """Parse Paddle legacy ProgramDesc bytes, or a Paddle 3 PIR `.json` program (detected by
     content: docs/pir-json.md); a FormatError names the file when it is neither."""
-    if is_pir_json(data):
-        return parse_pir_program(data, file)
+    if pir.is_pir_json(data):
+        return pir.parse_pir_program(data, file)  # the reader loads on the first .json
     if len(data) >= SLICED_BYTES:  # a big program: a slice of its ops at a time
         try:
             program = _parse_sliced(data)

@@ -34,17 +34,6 @@ _ELEMENT = {"0.t_f16": "float16", "0.t_bf16": "bfloat16", "0.t_f32": "float32",
 _SPECIAL_FLOATS = {"NaN": math.nan, "INF": math.inf, "-INF": -math.inf}
 
 
-def is_pir_json(data: bytes) -> bool:
-    """True when `data` looks like a PIR program: a JSON object whose head names `base_code`.
-
-    Example:
-        >>> is_pir_json(open("model.json", "rb").read())
-        True
-    """
-    head = data[:4096].lstrip()
-    return head.startswith(b"{") and b'"base_code"' in head
-
-
 @dataclass
 class Type:
     """A value's type: kind "dense" (dtype, shape), "vec" (items) or "null"."""

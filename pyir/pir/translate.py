@@ -27,7 +27,7 @@ from .._proto.framework_pb2 import AttrType
 from ..errors import FormatError, PyirError, Where
 from ..framework import FEED_MINIBATCH, FETCH_LIST, Parameter, Program, Variable
 from .control import translate_if, translate_while
-from .reader import Dtype, Module, Op, Type, dtype_of
+from .reader import Dtype, Module, Op, Type, dtype_of, parse_module
 from .table import OPS, RESULT_DTYPES, VARIANTS
 
 # Ops of the control-flow dialect pyir cannot translate yet (if / while: control.py).
@@ -406,6 +406,15 @@ def _coerce(opdef, name: str, value):
     if t in _REAL_LISTS:
         return [float(v) for v in (value if isinstance(value, list) else [value])]
     return value
+
+
+def parse_pir_program(data: bytes, file: str | None = None) -> Program:
+    """The pyir Program a PIR `.json` file holds (FormatError naming the file otherwise).
+
+    Example:
+        >>> program = parse_pir_program(open("model.json", "rb").read(), "model.json")
+    """
+    return translate(parse_module(data, file), file)
 
 
 def translate(module: Module, file: str | None = None) -> Program:
