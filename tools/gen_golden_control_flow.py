@@ -76,28 +76,34 @@ def cond_branches():
 CASES = {"while_sum": while_sum, "cond_branches": cond_branches}
 
 
+def write_inference_case(out: pathlib.Path, name: str, build) -> None:
+    """Build `build()` -> (feeds, fetches, runs) into fresh programs, save it with
+    save_inference_model under out/name/model, and record each run's inputs and outputs
+    (`run<i>:<name>`, `run<i>:<j>`). tools/gen_golden_tensor_array.py uses it too."""
+    main_prog, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main_prog, startup):
+        feeds, fetches, runs = build()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    target = out / name
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    paddle.static.save_inference_model(str(target / "model"), feeds, fetches, exe,
+                                       program=main_prog)
+    inputs, expected = {}, {}
+    for r, feed in enumerate(runs):
+        inputs.update({f"run{r}:{k}": v for k, v in feed.items()})
+        values = exe.run(main_prog, feed=feed, fetch_list=fetches)
+        expected.update({f"run{r}:{j}": np.asarray(v) for j, v in enumerate(values)})
+    np.savez(target / "inputs.npz", **inputs)
+    np.savez(target / "expected.npz", **expected)
+    print(f"wrote {target}")
+
+
 def main() -> None:
     paddle.enable_static()
     for name, build in CASES.items():
-        main_prog, startup = paddle.static.Program(), paddle.static.Program()
-        with paddle.static.program_guard(main_prog, startup):
-            feeds, fetches, runs = build()
-        exe = paddle.static.Executor(paddle.CPUPlace())
-        exe.run(startup)
-        target = OUT / name
-        shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-        paddle.static.save_inference_model(str(target / "model"), feeds, fetches, exe,
-                                           program=main_prog)
-        inputs, expected = {}, {}
-        for r, feed in enumerate(runs):
-            for key, value in feed.items():
-                inputs[f"run{r}:{key}"] = value
-            for j, value in enumerate(exe.run(main_prog, feed=feed, fetch_list=fetches)):
-                expected[f"run{r}:{j}"] = np.asarray(value)
-        np.savez(target / "inputs.npz", **inputs)
-        np.savez(target / "expected.npz", **expected)
-        print(f"wrote {target}")
+        write_inference_case(OUT, name, build)
 
 
 if __name__ == "__main__":

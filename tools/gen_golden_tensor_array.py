@@ -104,6 +104,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--pyir-side"]:
 
 import paddle  # noqa: E402
 from paddle.base.layer_helper import LayerHelper  # noqa: E402
+from gen_golden_control_flow import write_inference_case  # noqa: E402 (tools/ is on sys.path)
 
 
 def _op(op_type: str, inputs: dict, attrs: dict, dtype):
@@ -208,27 +209,6 @@ def _numeric_grad(xv: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     return grad
 
 
-def write_inference_case(name: str, build) -> None:
-    main_prog, startup = paddle.static.Program(), paddle.static.Program()
-    with paddle.static.program_guard(main_prog, startup):
-        feeds, fetches, runs = build()
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    exe.run(startup)
-    target = OUT / name
-    shutil.rmtree(target, ignore_errors=True)
-    target.mkdir(parents=True)
-    paddle.static.save_inference_model(str(target / "model"), feeds, fetches, exe,
-                                       program=main_prog)
-    inputs, expected = {}, {}
-    for r, feed in enumerate(runs):
-        inputs.update({f"run{r}:{k}": v for k, v in feed.items()})
-        values = exe.run(main_prog, feed=feed, fetch_list=fetches)
-        expected.update({f"run{r}:{j}": np.asarray(v) for j, v in enumerate(values)})
-    np.savez(target / "inputs.npz", **inputs)
-    np.savez(target / "expected.npz", **expected)
-    print(f"wrote {target}")
-
-
 def write_while_grad() -> None:
     main_prog, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main_prog, startup):
@@ -285,9 +265,9 @@ def check_pyir_files_in_paddle() -> None:
 
 def main() -> None:
     paddle.enable_static()
-    write_inference_case("while_stack", while_stack)
-    write_inference_case("concat_main", concat_main)
-    write_inference_case("while_block_rnn", while_block_rnn)
+    write_inference_case(OUT, "while_stack", while_stack)
+    write_inference_case(OUT, "concat_main", concat_main)
+    write_inference_case(OUT, "while_block_rnn", while_block_rnn)
     write_while_grad()
     check_pyir_files_in_paddle()
 
