@@ -127,12 +127,6 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "max": ("reduce_max", {"axis": "=dim", "keepdim": "keep_dim"}),
     "min": ("reduce_min", {"axis": "=dim", "keepdim": "keep_dim"}),
     "prod": ("reduce_prod", {"axis": "=dim", "keepdim": "keep_dim"}),
-    "nearest_interp": ("nearest_interp_v2", {"data_format": "data_layout",
-                                              "size_tensor": "SizeTensor",
-                                              "scale_tensor": "Scale", "output": "Out"}),
-    "bilinear_interp": ("bilinear_interp_v2", {"data_format": "data_layout",
-                                                "size_tensor": "SizeTensor",
-                                                "scale_tensor": "Scale", "output": "Out"}),
     "arange": ("range", {"start": "Start", "end": "End", "step": "Step", "dtype": "",
                          "place": ""}),
     "full": ("fill_constant", {"place": ""}),
@@ -220,15 +214,6 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "channel_shuffle": ("channel_shuffle", {}),
     "grid_sample": ("grid_sampler", {"out": "Output"}),
     "affine_grid": ("affine_grid", {"input": "Theta", "output_shape": "=output_shape|OutputShape"}),
-    "bicubic_interp": ("bicubic_interp_v2", {"data_format": "data_layout",
-                                              "size_tensor": "SizeTensor",
-                                              "scale_tensor": "Scale", "output": "Out"}),
-    "linear_interp": ("linear_interp_v2", {"data_format": "data_layout",
-                                            "size_tensor": "SizeTensor",
-                                            "scale_tensor": "Scale", "output": "Out"}),
-    "trilinear_interp": ("trilinear_interp_v2", {"data_format": "data_layout",
-                                                  "size_tensor": "SizeTensor",
-                                                  "scale_tensor": "Scale", "output": "Out"}),
     "yolo_box": ("yolo_box", {}),
     "roi_align": ("roi_align", {"boxes": "ROIs", "boxes_num": "RoisNum"}),
     "roi_pool": ("roi_pool", {"boxes": "ROIs", "boxes_num": "RoisNum", "arg_max": "Argmax"}),
@@ -248,6 +233,11 @@ COMPAT: dict[str, tuple[str, dict]] = {
     "distribute_fpn_proposals": ("distribute_fpn_proposals",
                                  {"multi_level_rois_num": "MultiLevelRoIsNum"}),
 }
+# The interpolation ops share one layout: `<kind>_interp` is legacy `<kind>_interp_v2`.
+for _kind in ("nearest", "bilinear", "bicubic", "linear", "trilinear"):
+    COMPAT[f"{_kind}_interp"] = (f"{_kind}_interp_v2", {
+        "data_format": "data_layout", "size_tensor": "SizeTensor", "scale_tensor": "Scale",
+        "output": "Out"})
 
 # Facts beyond the signatures, written to the table as they are:
 # the legacy op to use when an optional operand is absent (op_compat.yaml: deformable_conv
