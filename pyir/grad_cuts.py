@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 
+from .callables import op_references
 from .framework import Block
 from .registry import grad_name as grad_var_name
 
@@ -23,16 +24,15 @@ def warn_about_cuts(block: Block, ops: list, entries: list, produced: set,
     grad op) while an input of it depends on a trainable value: everything upstream of it
     silently gets no gradient through it."""
     passed = {id(e.forward) for e in entries}
+    stopped = [op for op in ops if id(op) not in passed
+               and any(grad_var_name(n) in produced for n in op.output_arg_names)]
+    if not stopped:
+        return  # the common case: no walk of the block for nothing
     trainable = depends_on_trainable(block, no_grad)
-    for op in ops:
-        if id(op) in passed or not any(grad_var_name(n) in produced
-                                       for n in op.output_arg_names):
-            continue
+    for op in stopped:
         cut = [n for n in op.input_arg_names if n in trainable]
         if cut:
-            fn = op.attrs.get("forward_callable") or (
-                f"<paddle callable id {op.attrs['forward_callable_id']}>"
-                if op.attrs.get("forward_callable_id", -1) >= 0 else None)
+            fn = next((ref for role, ref in op_references(op) if role == "forward"), None)
             what = f"op #{op.idx} {op.type}" + (f" (callable {fn!r})" if fn else "")
             warnings.warn(GradientCutWarning(
                 f"{what} has no backward, so no gradient flows through it to "
