@@ -9,8 +9,13 @@
     build.py       build_model       `pyir build MODEL.py`
     run.py         run_model         `pyir run MODEL`      (read_feeds, save_params)
     grad.py        grad_model        `pyir grad MODEL`     (check_model_gradients: --check)
+    many.py        score_all         many inputs, one output each (`pyir run --feed A --feed B`,
+                                     `pyir map`; pyir/distributed runs it on Ray)
     export.py      export_model      `pyir export TRAIN`   (forward_part)
+    convert.py     convert_model     `pyir convert IN -o OUT` (PIR .json <-> legacy)
     describe.py    describe_model    `pyir inspect MODEL`
+    view.py        serve_model       `pyir view MODEL`     (Netron; optional)
+    pickles.py     the one safe unpickler (`pyir.load` of `.pdparams` / `.pdopt`)
 
 Reading a program file is `load_program` (pyir/serialize.py parses the bytes).
 
